@@ -1,0 +1,36 @@
+// Entry point of the `sched2cu` binary: builds the CLI from the registered subcommands and turns
+// every user-facing error (sched2cu::Error) into one line on stderr and exit status 1. It never
+// holds pipeline logic.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "command_registry.h"
+#include "sched2cu/common/diag.h"
+
+int main(int argc, char** argv) {
+  using namespace sched2cu::cli;
+  CLI::App app{"sched2cu: modulo-schedule Triton TTGIR into warp-specialized CUDA for sm_90a, "
+               "and prove and measure every generated kernel"};
+  app.require_subcommand(1);
+  auto& cmds = commands();
+  std::sort(cmds.begin(), cmds.end(),
+            [](const Command& a, const Command& b) { return a.order < b.order; });
+  std::map<std::string, std::function<int()>> run;
+  for (auto& c : cmds) run[c.name] = c.setup(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto* sub : app.get_subcommands()) return run.at(sub->get_name())();
+  } catch (const sched2cu::Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sched2cu: internal error: %s\n", e.what());
+    return 3;
+  }
+  return 2;
+}

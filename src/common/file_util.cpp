@@ -1,0 +1,37 @@
+// Whole-file reads and atomic writes (see file_util.h).
+#include "sched2cu/common/file_util.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": error: cannot open: " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error(path.string() + ": error: read failed");
+  return ss.str();
+}
+
+void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(path.string() + ": error: cannot write: " + std::strerror(errno));
+    out << content;
+    out.flush();
+    if (!out) throw Error(path.string() + ": error: write failed");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error(path.string() + ": error: cannot replace: " + ec.message());
+}
+
+}  // namespace sched2cu

@@ -1,0 +1,11 @@
+// Umbrella include of the sched2cu device runtime for sm_90a (what generated.cu and every
+// handwritten.cu include). Holds no code of its own.
+#pragma once
+
+#include "sched2cu/cluster.cuh"
+#include "sched2cu/common.cuh"
+#include "sched2cu/mbarrier.cuh"
+#include "sched2cu/regtile.cuh"
+#include "sched2cu/tma.cuh"
+#include "sched2cu/warpgroup.cuh"
+#include "sched2cu/wgmma.cuh"

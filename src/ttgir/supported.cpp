@@ -1,0 +1,87 @@
+// The set of TTGIR ops the later stages (DDG, scheduler, emitter) accept, and the check that a
+// module stays inside it. Must never accept an op nobody lowers: adding a name here is a promise
+// that sched2cu_ddg and sched2cu_emit handle it (docs/ttgir.md lists them).
+#include <algorithm>
+
+#include "sched2cu/ttgir/parser.h"
+
+namespace sched2cu::ttgir {
+
+const std::vector<std::string>& supported_ops() {
+  // Ops of the three dumped kernels (case1, case3, case6), plus the integer / float / control
+  // ops the rest of the corpus (persistent tiles, masks, fp8 scales, FA backward) needs.
+  static const std::vector<std::string> ops = [] {
+    std::vector<std::string> v = {
+        // arith
+        "arith.addf", "arith.addi", "arith.andi", "arith.bitcast", "arith.cmpf", "arith.cmpi",
+        "arith.constant", "arith.divf", "arith.divsi", "arith.divui", "arith.extf", "arith.extsi",
+        "arith.extui", "arith.fptosi", "arith.maximumf", "arith.maxnumf", "arith.maxsi",
+        "arith.minimumf", "arith.minnumf", "arith.minsi", "arith.mulf", "arith.muli", "arith.negf",
+        "arith.ori", "arith.remsi", "arith.remui", "arith.select", "arith.shli", "arith.shrsi",
+        "arith.shrui", "arith.sitofp", "arith.subf", "arith.subi", "arith.truncf", "arith.trunci",
+        "arith.xori",
+        // math
+        "math.absf", "math.exp", "math.exp2", "math.fma", "math.log", "math.log2", "math.rsqrt",
+        "math.sqrt",
+        // scf
+        "scf.for", "scf.if", "scf.yield",
+        // tt
+        "tt.addptr", "tt.broadcast", "tt.descriptor_load", "tt.descriptor_store", "tt.dot",
+        "tt.expand_dims", "tt.fp_to_fp", "tt.get_num_programs", "tt.get_program_id", "tt.load",
+        "tt.make_range", "tt.make_tensor_descriptor", "tt.precise_divf", "tt.precise_sqrt",
+        "tt.reduce", "tt.reduce.return", "tt.reshape", "tt.return", "tt.splat", "tt.store",
+        "tt.trans",
+        // ttg / ttng
+        "ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "ttg.memdesc_trans",
+        "ttng.warp_group_dot"};
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  return ops;
+}
+
+bool is_supported_op(const std::string& name) {
+  const auto& v = supported_ops();
+  return std::binary_search(v.begin(), v.end(), name);
+}
+
+std::optional<Unsupported> first_unsupported(const Module& m) {
+  for (const Function& f : m.functions) {
+    if (f.body.blocks.size() != 1)
+      return Unsupported{f.name, kNoId, "multi-block function", f.loc.ir};
+    for (const auto& [k, v] : f.attrs)
+      if (k == "function_results")
+        return Unsupported{f.name, kNoId, "function with results", f.loc.ir};
+    for (ValueId a : f.args)
+      if (f.value(a).type.kind == Type::Kind::Other)
+        return Unsupported{f.name, kNoId, "unsupported type '" + f.value(a).type.str() + "'",
+                           f.value(a).loc.ir};
+    for (const Op& o : f.ops) {
+      if (!is_supported_op(o.name))
+        return Unsupported{f.name, o.id, "unsupported op '" + o.name + "'", o.loc.ir};
+      for (ValueId r : o.results)
+        if (f.value(r).type.kind == Type::Kind::Other)
+          return Unsupported{
+              f.name, o.id,
+              "unsupported type '" + f.value(r).type.str() + "' (result of '" + o.name + "')",
+              o.loc.ir};
+      for (const Region& reg : o.regions)
+        if (reg.blocks.size() != 1)
+          return Unsupported{f.name, o.id, "'" + o.name + "' with a multi-block region", o.loc.ir};
+    }
+  }
+  return std::nullopt;
+}
+
+void check_supported(const Module& m) {
+  auto u = first_unsupported(m);
+  if (!u) return;
+  std::string msg = u->what;
+  if (u->op != kNoId) {
+    const Op& o = m.function(u->function).op(u->op);
+    if (o.loc.src.known()) msg += " (from " + o.loc.src.str() + ")";
+  }
+  throw Error(u->where, msg);
+}
+
+}  // namespace sched2cu::ttgir

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Re-dump every example's kernel.py with tools/dump_ttgir.py and compare the result with the
+committed pre_modulo.ttgir byte for byte. Exit 77 (skipped) where Triton 3.6.0 is not importable;
+exit 1 naming every stale fixture. Must never rewrite a committed file."""
+import os
+import subprocess
+import sys
+import tempfile
+
+REQUIRED = "3.6.0"
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+    probe = subprocess.run([sys.executable, "-c", "import triton; print(triton.__version__)"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        print("skip: triton is not importable")
+        return 77
+    if probe.stdout.strip() != REQUIRED:
+        print(f"skip: triton {probe.stdout.strip()} found, {REQUIRED} required")
+        return 77
+    tool = os.path.join(root, "tools", "dump_ttgir.py")
+    cases = []
+    for dirpath, _, files in os.walk(os.path.join(root, "examples")):
+        if "kernel.py" in files and "pre_modulo.ttgir" in files:
+            cases.append(dirpath)
+    if not cases:
+        print("error: no examples with kernel.py and pre_modulo.ttgir")
+        return 1
+    stale = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in sorted(cases):
+            out = os.path.join(tmp, "out.ttgir")
+            r = subprocess.run([sys.executable, tool, os.path.join(case, "kernel.py"), "-o", out],
+                               capture_output=True, text=True)
+            rel = os.path.relpath(case, root)
+            if r.returncode != 0:
+                stale.append(f"{rel}: dump failed: {r.stderr.strip()}")
+                continue
+            with open(out, "rb") as a, open(os.path.join(case, "pre_modulo.ttgir"), "rb") as b:
+                if a.read() != b.read():
+                    stale.append(f"{rel}: pre_modulo.ttgir differs from a fresh dump")
+                else:
+                    print(f"ok: {rel}")
+    for s in stale:
+        print(f"error: {s}")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

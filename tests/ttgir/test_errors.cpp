@@ -1,0 +1,137 @@
+// Malformed and unsupported input: every failure is a sched2cu::Error whose message starts with
+// the exact file:line:col of the problem. Must never accept these inputs silently.
+#include <gtest/gtest.h>
+
+#include "sched2cu/common/file_util.h"
+#include "test_common.h"
+
+namespace sched2cu::ttgir {
+namespace {
+
+const std::string kHead =
+    "#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], "
+    "order = [0]}>\n"
+    "module attributes {\"ttg.num-warps\" = 4 : i32} {\n"
+    "  tt.func public @k(%x: i32 loc(\"k.py\":1:0)) {\n";
+const std::string kTail =
+    "    tt.return loc(#loc)\n  } loc(#loc)\n} loc(#loc)\n#loc = loc(\"k.py\":5:4)\n";
+
+std::string error_of(const std::string& text) {
+  try {
+    Module m = parse_module(text, "t.ttgir");
+    check_supported(m);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(TtgirErrors, WellFormedBaselineParses) {
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i32 loc(\"k.py\":2:3)\n" + kTail;
+  EXPECT_EQ(error_of(text), "<no error>");
+  Module m = parse_module(text, "t.ttgir");
+  const Op& add = m.functions[0].op(0);
+  EXPECT_EQ(add.loc.src.str(), "k.py:2:3");
+  EXPECT_EQ(add.loc.ir.str(), "t.ttgir:4:5");
+  EXPECT_EQ(m.functions[0].op(1).loc.src.str(), "k.py:5:4");  // alias defined after use
+}
+
+TEST(TtgirErrors, TruncatedFile) {
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i32\n";
+  EXPECT_EQ(error_of(text),
+            "t.ttgir:5:1: error: unexpected end of file inside a region (missing '}')");
+}
+
+TEST(TtgirErrors, TruncatedInsideType) {
+  std::string text = kHead + "    %0 = tt.splat %x : i32 -> tensor<128xi32, #blo";
+  EXPECT_EQ(error_of(text),
+            "t.ttgir:4:51: error: expected '>' closing tensor type, found end of file");
+}
+
+TEST(TtgirErrors, BadToken) {
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i32\n    ) oops\n" + kTail;
+  EXPECT_EQ(error_of(text), "t.ttgir:5:5: error: expected an operation, found ')'");
+}
+
+TEST(TtgirErrors, UnknownType) {
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i33x\n" + kTail;
+  EXPECT_EQ(error_of(text), "t.ttgir:4:30: error: unknown type 'i33x'");
+}
+
+TEST(TtgirErrors, UndefinedValue) {
+  std::string text = kHead + "    %0 = arith.addi %x, %y : i32\n" + kTail;
+  EXPECT_EQ(error_of(text), "t.ttgir:4:25: error: use of undefined value %y");
+}
+
+TEST(TtgirErrors, UndefinedLayoutAlias) {
+  std::string text = kHead + "    %0 = tt.splat %x : i32 -> tensor<128xi32, #nope>\n" + kTail;
+  EXPECT_EQ(error_of(text), "t.ttgir:4:5: error: undefined attribute alias #nope");
+}
+
+TEST(TtgirErrors, UndefinedLocationAlias) {
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i32 loc(#loc9)\n" + kTail;
+  EXPECT_EQ(error_of(text), "t.ttgir:4:38: error: undefined location alias #loc9");
+}
+
+TEST(TtgirErrors, ResultTypeCountMismatch) {
+  std::string text = kHead + "    %0:2 = arith.addi %x, %x : i32\n" + kTail;
+  EXPECT_EQ(error_of(text),
+            "t.ttgir:4:30: error: 'arith.addi' has 2 result(s) but 1 result type(s)");
+}
+
+TEST(TtgirErrors, UnsupportedOpNamesSourceLine) {
+  std::string text = kHead + "    %0 = arith.floordivsi %x, %x : i32 loc(\"k.py\":3:9)\n" + kTail;
+  EXPECT_EQ(error_of(text),
+            "t.ttgir:4:5: error: unsupported op 'arith.floordivsi' (from k.py:3:9)");
+  Module m = parse_module(text, "t.ttgir");
+  auto u = first_unsupported(m);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->op, 0);
+  EXPECT_EQ(u->where.str(), "t.ttgir:4:5");
+}
+
+TEST(TtgirErrors, UnsupportedGenericOpInsideLoop) {
+  std::string text = kHead +
+                     "    scf.for %i = %x to %x step %x  : i32 {\n"
+                     "      \"tt.print\"(%i) <{prefix = \"\"}> : (i32) -> ()\n"
+                     "    }\n" +
+                     kTail;
+  EXPECT_EQ(error_of(text), "t.ttgir:5:7: error: unsupported op 'tt.print'");
+}
+
+TEST(TtgirErrors, UnsupportedType) {
+  std::string text = kHead + "    %0 = tt.splat %x : i32 -> !foo.bar<1>\n" + kTail;
+  EXPECT_EQ(error_of(text),
+            "t.ttgir:4:5: error: unsupported type '!foo.bar<1>' (result of 'tt.splat')");
+}
+
+TEST(TtgirErrors, DeepNestingIsAnErrorNotACrash) {
+  std::string text = kHead + "    %0 = arith.constant " + std::string(5000, '[') + "\n" + kTail;
+  EXPECT_NE(error_of(text).find("nesting deeper than"), std::string::npos);
+}
+
+TEST(TtgirErrors, NonUtf8StringIsRejected) {
+  // Strings reach the JSON form, which must be UTF-8 (found by the fuzzer).
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i32 loc(\"k\\ff.py\":1:1)\n" + kTail;
+  EXPECT_EQ(error_of(text), "t.ttgir:4:38: error: string is not valid UTF-8");
+}
+
+TEST(TtgirErrors, MissingFile) { EXPECT_THROW(parse_file("/nonexistent/x.ttgir"), Error); }
+
+TEST(TtgirErrors, EveryPrefixOfAFixtureFailsCleanly) {
+  // Truncation anywhere is an Error, never a crash or an accepted partial module.
+  std::string text = read_file(test::example("case1_simple_gemm"));
+  size_t module_end = text.find("\n} loc(#loc)");
+  ASSERT_NE(module_end, std::string::npos);
+  for (size_t n = 0; n < module_end; n += 7) {
+    try {
+      parse_module(std::string_view(text).substr(0, n), "t.ttgir");
+      ADD_FAILURE() << "prefix of " << n << " bytes parsed";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("t.ttgir:", 0), 0u) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sched2cu::ttgir

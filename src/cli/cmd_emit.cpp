@@ -1,0 +1,44 @@
+// `sched2cu emit schedule_graph.json -o generated.cu`: reads and validates a schedule graph and
+// writes the generated CUDA file. Only flag parsing and file I/O live here; the lowering is in
+// src/emit.
+#include "command_registry.h"
+
+// The emit library exists only once its dependencies (ttgir, sgraph) are built; until then the
+// subcommand is simply absent instead of breaking the whole binary.
+#if __has_include("sched2cu/emit/emit.h")
+#include <cstdio>
+#include <memory>
+
+#include "sched2cu/common/file_util.h"
+#include "sched2cu/emit/emit.h"
+#include "sched2cu/sgraph/json_io.h"
+
+namespace {
+
+struct EmitArgs {
+  std::string graph;
+  std::string out;
+};
+
+sched2cu::cli::Registrar reg("emit", 30, [](CLI::App& app) {
+  auto args = std::make_shared<EmitArgs>();
+  CLI::App* sub = app.add_subcommand("emit", "Lower a schedule_graph.json into generated.cu");
+  sub->add_option("graph", args->graph, "schedule_graph.json to lower")->required();
+  sub->add_option("-o,--output", args->out, "generated .cu file to write (default: stdout)");
+  return std::function<int()>([args]() {
+    auto g = sched2cu::sgraph::read_schedule_graph(args->graph);
+    sched2cu::emit::Options opts;
+    opts.graph_path = args->graph;
+    std::string text = sched2cu::emit::emit_cuda(g, opts);
+    if (args->out.empty() || args->out == "-") {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      sched2cu::write_file_atomic(args->out, text);
+    }
+    return 0;
+  });
+});
+
+}  // namespace
+
+#endif

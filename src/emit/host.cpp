@@ -1,0 +1,178 @@
+// Host side of generated.cu: the extern "C" launcher of docs/abi.md (arguments in kernel
+// parameter order, TMA descriptors encoded on the host with the boxes the kernel lowering fixed,
+// grid from the graph's grid strings, block and dynamic shared memory from the plan), plus the
+// file assembly (header, includes, kernel signature). Never decides anything about the schedule.
+#include <cctype>
+#include <regex>
+
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+namespace {
+
+std::string S(long long v) { return std::to_string(v); }
+
+std::string tma_dtype(const Ctx& c, const std::string& e, int op) {
+  if (e == "f16") return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+  if (e == "bf16") return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+  if (e == "f32") return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+  if (e == "f8E4M3FN" || e == "f8E5M2" || e == "i8") return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
+  c.fail(op, "no TMA data type for " + e);
+}
+
+// C++ type of a kernel parameter on the device.
+std::string param_ctype(const Ctx& c, const sgraph::Param& p) {
+  const ttgir::Type& t = c.type(p.value);
+  if (t.kind == ttgir::Type::Kind::Ptr) return "void*";
+  if (t.kind == ttgir::Type::Kind::Integer && t.bits == 32) return "int";
+  if (t.kind == ttgir::Type::Kind::Integer && t.bits == 64) return "long long";
+  if (t.kind == ttgir::Type::Kind::Float && t.name == "f32") return "float";
+  throw Error("emit: kernel parameter " + p.name + " has unsupported type " + p.type);
+}
+
+std::string grid_expr(const Ctx& c, const std::string& s) {
+  auto param = [&](const std::string& name) {
+    for (const auto& p : c.g.kernel.params)
+      if (p.name == name) return "arg_" + name;
+    throw Error("emit: /launch/grid: unknown parameter \"" + name + "\"");
+  };
+  static const std::regex num("^[0-9]+$"), ident("^[A-Za-z_][A-Za-z0-9_]*$"),
+      cdiv("^cdiv\\(\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*,\\s*([0-9]+)\\s*\\)$");
+  std::smatch m;
+  if (std::regex_match(s, num)) return s + "LL";
+  if (s == "num_sms") return "static_cast<long long>(num_sms)";
+  if (std::regex_match(s, ident)) return param(s);
+  if (std::regex_match(s, m, cdiv)) {
+    long long d = std::stoll(m[2].str());
+    if (d <= 0) throw Error("emit: /launch/grid: divisor must be positive in \"" + s + "\"");
+    return "(" + param(m[1].str()) + " + " + S(d - 1) + ") / " + S(d);
+  }
+  throw Error("emit: /launch/grid: cannot read \"" + s +
+              "\" (expected <int>, <param>, cdiv(<param>, <int>) or num_sms)");
+}
+
+}  // namespace
+
+std::string lower_host(Ctx& c, const std::string& kname) {
+  const auto& params = c.g.kernel.params;
+  std::string o;
+  o += "extern \"C\" int sched2cu_abi_version(void) { return SCHED2CU_ABI_VERSION; }\n\n";
+  o += "extern \"C\" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t stream) "
+       "{\n";
+  o += "  if (args == nullptr || nargs != " + S(static_cast<long long>(params.size())) +
+       ") return cudaErrorInvalidValue;\n";
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string ct = param_ctype(c, params[i]);
+    std::string idx = S(static_cast<long long>(i));
+    if (ct == "void*")
+      o += "  void* const arg_" + params[i].name + " = args[" + idx + "].ptr;\n";
+    else if (ct == "float")
+      o += "  const double arg_" + params[i].name + " = args[" + idx + "].f;\n";
+    else
+      o += "  const long long arg_" + params[i].name + " = args[" + idx + "].i;\n";
+    if (ct == "int")
+      o += "  if (arg_" + params[i].name + " < -2147483648LL || arg_" + params[i].name +
+           " > 2147483647LL) return cudaErrorInvalidValue;\n";
+  }
+  o += "  cudaError_t e = cudaSuccess;\n";
+  bool need_sms = false;
+  for (const auto& s : c.g.launch.grid) need_sms |= s == "num_sms";
+  if (need_sms) {
+    o += "  int dev = 0, num_sms = 0;\n";
+    o += "  if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;\n";
+    o += "  if ((e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev)) != "
+         "cudaSuccess) return e;\n";
+  }
+  for (auto& [op, d] : c.descs) {
+    const ttgir::Op& mk = c.op(op);
+    if (d.box.empty()) {
+      o += "  // " + c.note(op) + ": not used by the kernel\n";
+      continue;
+    }
+    size_t rank = d.block.size();
+    if (mk.operands.size() != 1 + 2 * rank) c.fail(op, "unexpected operand count");
+    const ttgir::Op* base = c.f.def_op(mk.operands[0]);
+    std::string ptr;
+    for (const auto& p : params)
+      if (p.value == mk.operands[0]) ptr = "arg_" + p.name;
+    if (base != nullptr || ptr.empty())
+      c.fail(op, "descriptor base must be a kernel pointer argument");
+    if (host_expr(c, mk.operands[2 * rank], op) != "(1)" &&
+        host_expr(c, mk.operands[2 * rank], op) != "(1LL)")
+      c.fail(op, "innermost stride must be the constant 1");
+    o += "  CUtensorMap " + d.map + ";  // " + c.note(op) + "\n  {\n";
+    // TMA dimension 0 is the innermost (last IR dimension).
+    std::string dims, strides, box;
+    for (size_t k = 0; k < rank; ++k) {
+      size_t ir = rank - 1 - k;
+      dims += (k ? ", " : "") + std::string("static_cast<uint64_t>(") +
+              host_expr(c, mk.operands[1 + ir], op) + ")";
+      box += (k ? ", " : "") + S(d.box[ir]) + "u";
+      if (k + 1 < rank)
+        strides += (k ? ", " : "") + std::string("static_cast<uint64_t>(") +
+                   host_expr(c, mk.operands[1 + rank + (rank - 2 - k)], op) + ") * " +
+                   S(d.elem_bytes) + "u";
+    }
+    o += "    const uint64_t dims[" + S(static_cast<long long>(rank)) + "] = {" + dims + "};\n";
+    o += "    const uint64_t strides[" + S(static_cast<long long>(rank - 1)) + "] = {" + strides +
+         "};\n";
+    o += "    const uint32_t box[" + S(static_cast<long long>(rank)) + "] = {" + box + "};\n";
+    o += "    if ((e = tma_make_map(&" + d.map + ", " + tma_dtype(c, d.elem, op) + ", " +
+         S(static_cast<long long>(rank)) + ", " + ptr + ", dims, strides, box, TmaSwizzle::" +
+         (d.swizzle == 0 ? std::string("none") : "b" + S(d.swizzle)) + ")) != cudaSuccess)\n";
+    o += "      return e;\n  }\n";
+  }
+  const char* axes[3] = {"x", "y", "z"};
+  for (int k = 0; k < 3; ++k)
+    o += "  const long long grid_" + std::string(axes[k]) + " = " +
+         grid_expr(c, c.g.launch.grid.at(static_cast<size_t>(k))) + ";\n";
+  o += "  if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs\n";
+  const bool raster = c.g.launch.raster_group > 0;
+  if (raster)
+    o += "  if (grid_x * grid_y > 2147483647LL) return cudaErrorInvalidValue;\n";
+  else
+    o += "  if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return "
+         "cudaErrorInvalidValue;\n";
+  o += "  static bool smem_attr_set = false;\n";
+  o += "  if (!smem_attr_set) {\n";
+  o += "    if ((e = cudaFuncSetAttribute(" + kname +
+       ", cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemAlloc)) != cudaSuccess)\n";
+  o += "      return e;\n    smem_attr_set = true;\n  }\n";
+  if (raster)
+    o += "  // Linearized grid: the kernel maps CTAs to program ids in groups "
+         "(launch.raster_group).\n"
+         "  const dim3 grid(static_cast<unsigned>(grid_x * grid_y), 1u, 1u);\n";
+  else
+    o += "  const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), "
+         "static_cast<unsigned>(grid_z));\n";
+  o += "  " + kname + "<<<grid, kThreads, kSmemAlloc, stream>>>(";
+  std::string args;
+  for (auto& [op, d] : c.descs)
+    if (!d.box.empty()) args += (args.empty() ? "" : ", ") + d.map;
+  for (const auto& p : params) {
+    std::string ct = param_ctype(c, p);
+    args += (args.empty() ? "" : ", ") +
+            (ct == "void*" ? "arg_" + p.name : "static_cast<" + ct + ">(arg_" + p.name + ")");
+  }
+  args += ", static_cast<int>(grid_x), static_cast<int>(grid_y), static_cast<int>(grid_z)";
+  o += args + ");\n";
+  o += "  return cudaGetLastError();\n}\n";
+  return o;
+}
+
+// The __global__ signature: TMA maps first (grid constants), then every ABI argument.
+std::string kernel_signature(Ctx& c, const std::string& kname) {
+  std::string s = "__global__ void __launch_bounds__(kThreads, 1)\n    " + kname + "(";
+  std::string ps;
+  for (auto& [op, d] : c.descs)
+    if (!d.box.empty())
+      ps += (ps.empty() ? "" : ",\n        ") +
+            std::string("const __grid_constant__ CUtensorMap ") + d.map;
+  for (const auto& p : c.g.kernel.params)
+    ps += (ps.empty() ? "" : ",\n        ") + param_ctype(c, p) + " " + p.name;
+  ps += ",\n        int num_programs_x, int num_programs_y, int num_programs_z";
+  return s + ps + ")";
+}
+
+}  // namespace sched2cu::emit

@@ -1,0 +1,411 @@
+// schedule_graph.json reader and writer. Layout of the output: objects one key per line, except
+// that an object or array holding only scalars (or arrays of scalars) is printed on one line when
+// it fits in kInlineWidth characters. This keeps diffs of regenerated fixtures readable (one node
+// per line) and the bytes a pure function of the graph. Never emit floats or pointer values.
+#include "sched2cu/sgraph/json_io.h"
+
+#include <nlohmann/json.hpp>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/common/file_util.h"
+#include "sched2cu/ttgir/json.h"
+
+namespace sched2cu::sgraph {
+namespace {
+
+using J = nlohmann::ordered_json;
+constexpr size_t kInlineWidth = 110;
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+bool is_flat(const J& j) {
+  if (j.is_object() || j.is_array()) {
+    for (const auto& v : j) {
+      if (v.is_object()) return false;
+      if (v.is_array())
+        for (const auto& w : v)
+          if (w.is_object() || w.is_array()) return false;
+    }
+  }
+  return true;
+}
+
+std::string inline_text(const J& j) {
+  if (j.is_object()) {
+    std::string s = "{";
+    bool first = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!first) s += ", ";
+      first = false;
+      s += J(it.key()).dump() + ": " + inline_text(it.value());
+    }
+    return s + "}";
+  }
+  if (j.is_array()) {
+    std::string s = "[";
+    for (size_t i = 0; i < j.size(); ++i) s += (i ? ", " : "") + inline_text(j[i]);
+    return s + "]";
+  }
+  return j.dump();
+}
+
+void print(const J& j, int indent, std::string& out) {
+  if (!j.is_object() && !j.is_array()) {
+    out += j.dump();
+    return;
+  }
+  if (j.empty()) {
+    out += j.is_object() ? "{}" : "[]";
+    return;
+  }
+  if (is_flat(j)) {
+    std::string s = inline_text(j);
+    if (s.size() + static_cast<size_t>(indent) <= kInlineWidth) {
+      out += s;
+      return;
+    }
+  }
+  const std::string pad(static_cast<size_t>(indent + 2), ' ');
+  out += j.is_object() ? "{\n" : "[\n";
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!first) out += ",\n";
+    first = false;
+    out += pad;
+    if (j.is_object()) out += J(it.key()).dump() + ": ";
+    print(it.value(), indent + 2, out);
+  }
+  out += "\n" + std::string(static_cast<size_t>(indent), ' ') + (j.is_object() ? "}" : "]");
+}
+
+J to_j(const ScheduleGraph& g) {
+  J root;
+  root["schema"] = kSchemaName;
+  root["version"] = g.version;
+  J k;
+  k["name"] = g.kernel.name;
+  k["source"] = g.kernel.source;
+  k["num_warps"] = g.kernel.num_warps;
+  k["params"] = J::array();
+  for (const auto& p : g.kernel.params)
+    k["params"].push_back({{"name", p.name}, {"type", p.type}, {"value", p.value}});
+  root["kernel"] = k;
+  J t;
+  t["name"] = g.target.name;
+  t["smem_bytes"] = g.target.smem_bytes;
+  t["regs_per_sm"] = g.target.regs_per_sm;
+  t["max_regs_per_thread"] = g.target.max_regs_per_thread;
+  t["max_threads_per_block"] = g.target.max_threads_per_block;
+  root["target"] = t;
+  J l;
+  l["warpgroups"] = g.launch.warpgroups;
+  l["grid"] = g.launch.grid;
+  l["raster_group"] = g.launch.raster_group;
+  l["roles"] = J::array();
+  for (const auto& r : g.launch.roles)
+    l["roles"].push_back({{"id", r.id},
+                          {"name", r.name},
+                          {"kind", r.kind},
+                          {"warpgroups", r.warpgroups},
+                          {"regs", r.regs},
+                          {"split_dim", r.split_dim},
+                          {"split_parts", r.split_parts}});
+  root["launch"] = l;
+  J bufs = J::array();
+  for (const auto& b : g.buffers)
+    bufs.push_back({{"id", b.id},
+                    {"kind", b.kind},
+                    {"shape", b.shape},
+                    {"elem", b.elem},
+                    {"bytes", b.bytes},
+                    {"depth", b.depth},
+                    {"loop", b.loop},
+                    {"producer_op", b.producer_op},
+                    {"consumer_ops", b.consumer_ops},
+                    {"live_start", b.live_start},
+                    {"live_end", b.live_end},
+                    {"ring", b.ring}});
+  root["buffers"] = bufs;
+  J loops = J::array();
+  for (const auto& L : g.loops) {
+    J jl;
+    jl["op"] = L.op;
+    jl["parent_loop"] = L.parent_loop;
+    jl["lb"] = L.lb;
+    jl["ub"] = L.ub;
+    jl["step"] = L.step;
+    jl["ii"] = L.ii;
+    jl["res_mii"] = L.res_mii;
+    jl["rec_mii"] = L.rec_mii;
+    jl["ii_optimal"] = L.ii_optimal;
+    jl["stages"] = L.stages;
+    J nodes = J::array();
+    for (const auto& n : L.nodes)
+      nodes.push_back({{"id", n.id},
+                       {"op", n.op},
+                       {"pipeline", n.pipeline},
+                       {"latency", n.latency},
+                       {"issue_cost", n.issue_cost},
+                       {"occupancy", n.occupancy},
+                       {"cycle", n.cycle},
+                       {"stage", n.stage},
+                       {"order", n.order},
+                       {"role", n.role},
+                       {"child_loop", n.child_loop}});
+    jl["nodes"] = nodes;
+    J edges = J::array();
+    for (const auto& e : L.edges)
+      edges.push_back(
+          {{"src", e.src}, {"dst", e.dst}, {"latency", e.latency}, {"distance", e.distance}});
+    jl["edges"] = edges;
+    J rings = J::array();
+    for (const auto& r : L.rings)
+      rings.push_back({{"id", r.id}, {"depth", r.depth}, {"buffers", r.buffers}});
+    jl["rings"] = rings;
+    J chans = J::array();
+    for (const auto& c : L.channels)
+      chans.push_back({{"id", c.id},
+                       {"ring", c.ring},
+                       {"producer_role", c.producer_role},
+                       {"consumer_role", c.consumer_role},
+                       {"mechanism", c.mechanism},
+                       {"expect_bytes", c.expect_bytes},
+                       {"full_arrivals", c.full_arrivals},
+                       {"empty_arrivals", c.empty_arrivals}});
+    jl["channels"] = chans;
+    loops.push_back(jl);
+  }
+  root["loops"] = loops;
+  // Last, because it is by far the largest part; nlohmann::json -> ordered_json keeps its
+  // (sorted) key order, so the text stays a function of the module.
+  root["ir"] = J(ttgir::to_json(g.ir));
+  return root;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader: a cursor that knows its JSON path, so every schema error names the field.
+
+struct Cur {
+  const J& j;
+  std::string path;
+  const std::string& file;
+
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw Error(file + ": error: schema: " + (path.empty() ? "/" : path) + ": " + msg);
+  }
+  Cur at(const char* key) const {
+    if (!j.is_object()) fail("expected an object");
+    auto it = j.find(key);
+    if (it == j.end()) Cur{j, path + "/" + key, file}.fail("missing field");
+    return Cur{*it, path + "/" + key, file};
+  }
+  Cur at(size_t i) const { return Cur{j[i], path + "/" + std::to_string(i), file}; }
+  size_t size() const {
+    if (!j.is_array()) fail("expected an array");
+    return j.size();
+  }
+  int i() const {
+    if (!j.is_number_integer()) fail("expected an integer");
+    auto v = j.get<long long>();
+    if (v < -(1LL << 31) || v >= (1LL << 31)) fail("integer out of range");
+    return static_cast<int>(v);
+  }
+  bool b() const {
+    if (!j.is_boolean()) fail("expected true or false");
+    return j.get<bool>();
+  }
+  std::string s() const {
+    if (!j.is_string()) fail("expected a string");
+    return j.get<std::string>();
+  }
+  std::vector<int> ints() const {
+    std::vector<int> v;
+    for (size_t k = 0; k < size(); ++k) v.push_back(at(k).i());
+    return v;
+  }
+  std::vector<std::pair<std::string, std::string>> pairs() const {
+    if (!j.is_object()) fail("expected an object");
+    std::vector<std::pair<std::string, std::string>> v;
+    for (auto it = j.begin(); it != j.end(); ++it)
+      v.emplace_back(it.key(), Cur{it.value(), path + "/" + it.key(), file}.s());
+    return v;
+  }
+};
+
+ScheduleGraph from_j(const Cur& root) {
+  ScheduleGraph g;
+  if (root.at("schema").s() != kSchemaName)
+    root.at("schema").fail(std::string("expected \"") + kSchemaName + "\"");
+  g.version = root.at("version").i();
+  if (g.version != kSchemaVersion)
+    root.at("version").fail("unsupported schema version " + std::to_string(g.version) +
+                            " (this build reads " + std::to_string(kSchemaVersion) + ")");
+  Cur k = root.at("kernel");
+  g.kernel.name = k.at("name").s();
+  g.kernel.source = k.at("source").s();
+  g.kernel.num_warps = k.at("num_warps").i();
+  Cur ps = k.at("params");
+  for (size_t i = 0; i < ps.size(); ++i) {
+    Cur p = ps.at(i);
+    g.kernel.params.push_back({p.at("name").s(), p.at("type").s(), p.at("value").i()});
+  }
+  Cur t = root.at("target");
+  g.target.name = t.at("name").s();
+  g.target.smem_bytes = t.at("smem_bytes").i();
+  g.target.regs_per_sm = t.at("regs_per_sm").i();
+  g.target.max_regs_per_thread = t.at("max_regs_per_thread").i();
+  g.target.max_threads_per_block = t.at("max_threads_per_block").i();
+  Cur l = root.at("launch");
+  g.launch.warpgroups = l.at("warpgroups").i();
+  Cur gr = l.at("grid");
+  for (size_t i = 0; i < gr.size(); ++i) g.launch.grid.push_back(gr.at(i).s());
+  g.launch.raster_group = l.at("raster_group").i();
+  Cur rs = l.at("roles");
+  for (size_t i = 0; i < rs.size(); ++i) {
+    Cur r = rs.at(i);
+    Role role;
+    role.id = r.at("id").i();
+    role.name = r.at("name").s();
+    role.kind = r.at("kind").s();
+    role.warpgroups = r.at("warpgroups").ints();
+    role.regs = r.at("regs").i();
+    role.split_dim = r.at("split_dim").i();
+    role.split_parts = r.at("split_parts").i();
+    g.launch.roles.push_back(role);
+  }
+  Cur bs = root.at("buffers");
+  for (size_t i = 0; i < bs.size(); ++i) {
+    Cur b = bs.at(i);
+    Buffer buf;
+    buf.id = b.at("id").i();
+    buf.kind = b.at("kind").s();
+    buf.shape = b.at("shape").ints();
+    buf.elem = b.at("elem").s();
+    buf.bytes = b.at("bytes").i();
+    buf.depth = b.at("depth").i();
+    buf.loop = b.at("loop").i();
+    buf.producer_op = b.at("producer_op").i();
+    buf.consumer_ops = b.at("consumer_ops").ints();
+    buf.live_start = b.at("live_start").i();
+    buf.live_end = b.at("live_end").i();
+    buf.ring = b.at("ring").i();
+    g.buffers.push_back(buf);
+  }
+  Cur ls = root.at("loops");
+  for (size_t i = 0; i < ls.size(); ++i) {
+    Cur c = ls.at(i);
+    Loop L;
+    L.op = c.at("op").i();
+    L.parent_loop = c.at("parent_loop").i();
+    L.lb = c.at("lb").i();
+    L.ub = c.at("ub").i();
+    L.step = c.at("step").i();
+    L.ii = c.at("ii").i();
+    L.res_mii = c.at("res_mii").i();
+    L.rec_mii = c.at("rec_mii").i();
+    L.ii_optimal = c.at("ii_optimal").b();
+    L.stages = c.at("stages").i();
+    Cur ns = c.at("nodes");
+    for (size_t n = 0; n < ns.size(); ++n) {
+      Cur x = ns.at(n);
+      Node node;
+      node.id = x.at("id").i();
+      node.op = x.at("op").i();
+      node.pipeline = x.at("pipeline").s();
+      node.latency = x.at("latency").i();
+      node.issue_cost = x.at("issue_cost").i();
+      node.occupancy = x.at("occupancy").i();
+      node.cycle = x.at("cycle").i();
+      node.stage = x.at("stage").i();
+      node.order = x.at("order").i();
+      node.role = x.at("role").i();
+      node.child_loop = x.at("child_loop").i();
+      L.nodes.push_back(node);
+    }
+    Cur es = c.at("edges");
+    for (size_t n = 0; n < es.size(); ++n) {
+      Cur x = es.at(n);
+      L.edges.push_back(
+          {x.at("src").i(), x.at("dst").i(), x.at("latency").i(), x.at("distance").i()});
+    }
+    Cur rr = c.at("rings");
+    for (size_t n = 0; n < rr.size(); ++n) {
+      Cur x = rr.at(n);
+      L.rings.push_back({x.at("id").i(), x.at("depth").i(), x.at("buffers").ints()});
+    }
+    Cur cs = c.at("channels");
+    for (size_t n = 0; n < cs.size(); ++n) {
+      Cur x = cs.at(n);
+      Channel ch;
+      ch.id = x.at("id").i();
+      ch.ring = x.at("ring").i();
+      ch.producer_role = x.at("producer_role").i();
+      ch.consumer_role = x.at("consumer_role").i();
+      ch.mechanism = x.at("mechanism").s();
+      ch.expect_bytes = x.at("expect_bytes").i();
+      ch.full_arrivals = x.at("full_arrivals").i();
+      ch.empty_arrivals = x.at("empty_arrivals").i();
+      L.channels.push_back(ch);
+    }
+    g.loops.push_back(L);
+  }
+  Cur ir = root.at("ir");
+  try {
+    g.ir = ttgir::module_from_json(nlohmann::json(ir.j));
+  } catch (const Error& e) {
+    ir.fail(e.what());
+  } catch (const nlohmann::json::exception& e) {
+    ir.fail(e.what());
+  }
+  return g;
+}
+
+// 1-based line and column of byte offset `pos` in `text`.
+std::pair<int, int> line_col(const std::string& text, size_t pos) {
+  int line = 1, col = 1;
+  for (size_t i = 0; i < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+}  // namespace
+
+std::string to_json_text(const ScheduleGraph& g) {
+  std::string out;
+  print(to_j(g), 0, out);
+  out += "\n";
+  return out;
+}
+
+ScheduleGraph from_json_text(const std::string& text, const std::string& file) {
+  J j;
+  try {
+    j = J::parse(text);
+  } catch (const J::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character.
+    auto [line, col] = line_col(text, e.byte == 0 ? 0 : e.byte - 1);
+    std::string what = e.what();
+    auto p = what.find("parse error");
+    throw Error(SourceLoc{file, line, col},
+                "invalid JSON: " + (p == std::string::npos ? what : what.substr(p)));
+  }
+  if (!j.is_object()) throw Error(file + ": error: schema: /: expected an object");
+  return from_j(Cur{j, "", file});
+}
+
+ScheduleGraph read_schedule_graph(const std::filesystem::path& path) {
+  return from_json_text(read_file(path), path.string());
+}
+
+void write_schedule_graph(const ScheduleGraph& g, const std::filesystem::path& path) {
+  write_file_atomic(path, to_json_text(g));
+}
+
+}  // namespace sched2cu::sgraph

@@ -1,0 +1,26 @@
+// Independent checks of a loaded schedule graph: every reference resolves, ids are dense, depths
+// and budgets are sane, and every loop schedule satisfies every dependence
+// (cycle[dst] + distance*II >= cycle[src] + latency) with consistent stages. It trusts nothing
+// the producer claims; it never modifies the graph.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sched2cu/sgraph/schedule_graph.h"
+
+namespace sched2cu::sgraph {
+
+// One problem: the JSON path of the offending field and what is wrong with it.
+struct Problem {
+  std::string path;
+  std::string message;
+};
+
+// All problems found (empty = valid).
+std::vector<Problem> check(const ScheduleGraph& g);
+
+// Throws sched2cu::Error listing every problem (prefixed by `file`) if check() finds any.
+void validate(const ScheduleGraph& g, const std::string& file);
+
+}  // namespace sched2cu::sgraph

@@ -1,0 +1,305 @@
+// Schedule-graph validator. Every check names the JSON path of the field it rejects, so a broken
+// producer (or a hand-edited fixture) is fixed at the source. It re-derives what it checks from
+// the graph itself (dependences, stages, byte counts, arrival counts) and never repairs anything.
+#include "sched2cu/sgraph/validate.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::sgraph {
+namespace {
+
+struct Checker {
+  const ScheduleGraph& g;
+  std::vector<Problem> out;
+
+  void bad(std::string path, std::string msg) { out.push_back({std::move(path), std::move(msg)}); }
+  const ttgir::Function* fn = nullptr;
+
+  bool op_ok(int id) const { return fn && id >= 0 && id < static_cast<int>(fn->ops.size()); }
+  bool role_ok(int id) const { return id >= 0 && id < static_cast<int>(g.launch.roles.size()); }
+
+  // The kernel function and its parameters; sets fn (nullptr if the kernel is missing).
+  void kernel() {
+    for (const auto& f : g.ir.functions)
+      if (f.name == g.kernel.name) fn = &f;
+    if (fn == nullptr) {
+      bad("/kernel/name", "no function \"" + g.kernel.name + "\" in /ir");
+      return;
+    }
+    if (g.kernel.params.size() != fn->args.size())
+      bad("/kernel/params", "the function has " + std::to_string(fn->args.size()) + " arguments");
+    for (size_t k = 0; k < g.kernel.params.size() && k < fn->args.size(); ++k) {
+      const Param& prm = g.kernel.params[k];
+      std::string q = "/kernel/params/" + std::to_string(k);
+      if (prm.value != fn->args[k])
+        bad(q + "/value", "must be function argument " + std::to_string(k));
+      else if (fn->value(prm.value).name != prm.name)
+        bad(q + "/name", "differs from the IR");
+      else if (fn->value(prm.value).type.str() != prm.type)
+        bad(q + "/type", "differs from the IR");
+    }
+    if (g.launch.grid.size() != 3) bad("/launch/grid", "needs three entries (x, y, z)");
+    if (g.launch.raster_group < 0) bad("/launch/raster_group", "must be >= 0");
+    if (g.launch.raster_group > 0 && g.launch.grid.size() == 3 && g.launch.grid[2] != "1")
+      bad("/launch/raster_group", "rasterization needs a grid with z = \"1\"");
+  }
+
+  void launch() {
+    const Target& t = g.target;
+    if (t.smem_bytes <= 0) bad("/target/smem_bytes", "must be positive");
+    if (t.regs_per_sm <= 0) bad("/target/regs_per_sm", "must be positive");
+    const Launch& l = g.launch;
+    if (l.warpgroups < 1) bad("/launch/warpgroups", "must be at least 1");
+    if (t.max_threads_per_block > 0 && l.warpgroups * 128 > t.max_threads_per_block)
+      bad("/launch/warpgroups", "more threads than the target allows");
+    std::vector<int> owner(static_cast<size_t>(std::max(l.warpgroups, 0)), -1);
+    long long regs = 0;
+    for (size_t i = 0; i < l.roles.size(); ++i) {
+      const Role& r = l.roles[i];
+      std::string p = "/launch/roles/" + std::to_string(i);
+      if (r.id != static_cast<int>(i)) bad(p + "/id", "ids must be dense and in order");
+      if (r.kind != "producer" && r.kind != "consumer")
+        bad(p + "/kind", "must be \"producer\" or \"consumer\"");
+      if (r.regs < 24 || r.regs > 256 || r.regs % 8 != 0)
+        bad(p + "/regs", "setmaxnreg needs a multiple of 8 in [24, 256]");
+      if (r.regs > t.max_regs_per_thread && t.max_regs_per_thread > 0 && r.regs != 256)
+        bad(p + "/regs", "above the target's per-thread maximum");
+      if (r.warpgroups.empty()) bad(p + "/warpgroups", "a role needs a warpgroup");
+      for (size_t k = 0; k < r.warpgroups.size(); ++k) {
+        int w = r.warpgroups[k];
+        std::string q = p + "/warpgroups/" + std::to_string(k);
+        if (w < 0 || w >= l.warpgroups) {
+          bad(q, "no such warpgroup");
+        } else if (owner[w] != -1) {
+          bad(q, "warpgroup already belongs to role " + std::to_string(owner[w]));
+        } else {
+          owner[w] = r.id;
+        }
+        if (k > 0 && w <= r.warpgroups[k - 1]) bad(q, "warpgroups must be ascending");
+      }
+      regs += 128LL * r.regs * static_cast<long long>(r.warpgroups.size());
+      if (r.split_parts < 1) bad(p + "/split_parts", "must be at least 1");
+      if (r.split_dim >= 0 && r.split_parts != static_cast<int>(r.warpgroups.size()))
+        bad(p + "/split_parts", "a split role has one slice per warpgroup");
+      if (r.split_dim < 0 && r.split_parts != 1) bad(p + "/split_parts", "must be 1 without split");
+    }
+    for (size_t w = 0; w < owner.size(); ++w)
+      if (owner[w] == -1)
+        bad("/launch/warpgroups", "warpgroup " + std::to_string(w) + " has no role");
+    if (regs > t.regs_per_sm)
+      bad("/launch/roles", "register budget " + std::to_string(regs) + " exceeds " +
+                               std::to_string(t.regs_per_sm) + " per SM");
+  }
+
+  static int elem_bits(const std::string& e) {
+    if (e == "f16" || e == "bf16" || e == "i16") return 16;
+    if (e == "f32" || e == "i32") return 32;
+    if (e == "f8E4M3FN" || e == "f8E5M2" || e == "i8") return 8;
+    if (e == "f64" || e == "i64") return 64;
+    return 0;
+  }
+
+  void buffers() {
+    std::map<int, long long> loop_bytes;
+    for (size_t i = 0; i < g.buffers.size(); ++i) {
+      const Buffer& b = g.buffers[i];
+      std::string p = "/buffers/" + std::to_string(i);
+      if (b.id != static_cast<int>(i)) bad(p + "/id", "ids must be dense and in order");
+      if (b.kind != "smem") bad(p + "/kind", "only \"smem\" buffers exist on sm_90a");
+      if (b.depth < 1) bad(p + "/depth", "depth must be at least 1");
+      long long elems = 1;
+      for (int d : b.shape) elems *= d;
+      int bits = elem_bits(b.elem);
+      if (bits == 0)
+        bad(p + "/elem", "unknown element type \"" + b.elem + "\"");
+      else if (elems * bits / 8 != b.bytes)
+        bad(p + "/bytes", "shape and element type give " + std::to_string(elems * bits / 8));
+      if (b.loop < -1 || b.loop >= static_cast<int>(g.loops.size()))
+        bad(p + "/loop", "no such loop");
+      if (!op_ok(b.producer_op)) bad(p + "/producer_op", "unknown op");
+      for (size_t k = 0; k < b.consumer_ops.size(); ++k)
+        if (!op_ok(b.consumer_ops[k])) bad(p + "/consumer_ops/" + std::to_string(k), "unknown op");
+      if (b.live_end < b.live_start) bad(p + "/live_end", "ends before it starts");
+      if (b.ring != -1) {
+        if (b.loop < 0 || b.loop >= static_cast<int>(g.loops.size()) || b.ring < 0 ||
+            b.ring >= static_cast<int>(g.loops[b.loop].rings.size())) {
+          bad(p + "/ring", "no such ring in loop " + std::to_string(b.loop));
+        } else {
+          const Ring& r = g.loops[b.loop].rings[b.ring];
+          if (std::find(r.buffers.begin(), r.buffers.end(), b.id) == r.buffers.end())
+            bad(p + "/ring", "ring does not list this buffer");
+          if (r.depth != b.depth) bad(p + "/depth", "differs from its ring's depth");
+        }
+      }
+      loop_bytes[b.loop] += static_cast<long long>(b.bytes) * b.depth;
+    }
+    for (const auto& [loop, bytes] : loop_bytes)
+      if (bytes > g.target.smem_bytes)
+        bad("/buffers", "buffers of loop " + std::to_string(loop) + " need " +
+                            std::to_string(bytes) + " B of shared memory, the target has " +
+                            std::to_string(g.target.smem_bytes));
+  }
+
+  void loop(size_t li) {
+    const Loop& L = g.loops[li];
+    std::string p = "/loops/" + std::to_string(li);
+    if (!op_ok(L.op) || fn->op(L.op).name != "scf.for") {
+      bad(p + "/op", "must be an scf.for op");
+      return;
+    }
+    const ttgir::Op& f = fn->op(L.op);
+    if (f.operands.size() < 3 || L.lb != f.operands[0] || L.ub != f.operands[1] ||
+        L.step != f.operands[2])
+      bad(p + "/lb", "lb/ub/step must be the scf.for's first three operands");
+    if (L.parent_loop != -1 &&
+        (L.parent_loop < 0 || L.parent_loop >= static_cast<int>(g.loops.size()) ||
+         L.parent_loop == static_cast<int>(li)))
+      bad(p + "/parent_loop", "no such loop");
+    if (L.ii < 1) {
+      bad(p + "/ii", "II must be positive");
+      return;
+    }
+    if (L.ii < L.res_mii || L.ii < L.rec_mii) bad(p + "/ii", "II below the minimum II");
+    int n = static_cast<int>(L.nodes.size());
+    int max_stage = -1;
+    std::set<int> node_ops;
+    std::map<std::string, long long> occ;
+    for (int i = 0; i < n; ++i) {
+      const Node& x = L.nodes[i];
+      std::string q = p + "/nodes/" + std::to_string(i);
+      if (x.id != i) bad(q + "/id", "ids must be dense and in order");
+      if (!op_ok(x.op)) {
+        bad(q + "/op", "unknown op");
+        continue;
+      }
+      if (fn->op(x.op).parent_op != L.op) bad(q + "/op", "op is not in this loop's body");
+      if (!node_ops.insert(x.op).second) bad(q + "/op", "op scheduled twice");
+      static const std::set<std::string> pipes = {"TMA", "TC", "CUDA", "SFU", "NONE"};
+      if (!pipes.count(x.pipeline)) bad(q + "/pipeline", "unknown pipeline \"" + x.pipeline + "\"");
+      if (x.latency < 0 || x.issue_cost < 0 || x.occupancy < 0)
+        bad(q, "latency, issue_cost and occupancy must be non-negative");
+      if (x.cycle < 0) bad(q + "/cycle", "negative cycle");
+      if (x.stage != x.cycle / L.ii)
+        bad(q + "/stage", "stage " + std::to_string(x.stage) +
+                              " != cycle / II = " + std::to_string(x.cycle / L.ii));
+      max_stage = std::max(max_stage, x.stage);
+      if (x.role != -1 && !role_ok(x.role)) bad(q + "/role", "no such role");
+      if (x.role == -1 && x.pipeline != "NONE")
+        bad(q + "/role", "only NONE nodes may be unassigned");
+      if (x.child_loop != -1) {
+        if (x.child_loop < 0 || x.child_loop >= static_cast<int>(g.loops.size()) ||
+            g.loops[x.child_loop].op != x.op ||
+            g.loops[x.child_loop].parent_loop != static_cast<int>(li))
+          bad(q + "/child_loop", "must be the loop whose op this is, nested in this loop");
+      }
+      if (x.pipeline == "TMA" || x.pipeline == "TC") occ[x.pipeline] += x.occupancy;
+    }
+    for (const auto& [pipe, c] : occ)
+      if (c > L.ii)
+        bad(p + "/ii", pipe + " occupancy " + std::to_string(c) + " per iteration exceeds II " +
+                           std::to_string(L.ii));
+    if (L.stages != max_stage + 1)
+      bad(p + "/stages",
+          "must be the largest node stage + 1 (" + std::to_string(max_stage + 1) + ")");
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        const Node& x = L.nodes[a];
+        const Node& y = L.nodes[b];
+        if (x.stage == y.stage && x.cycle < y.cycle && x.order > y.order)
+          bad(p + "/nodes/" + std::to_string(b) + "/order",
+              "in-stage order contradicts the cycles of nodes " + std::to_string(a) + " and " +
+                  std::to_string(b));
+      }
+    for (size_t i = 0; i < L.edges.size(); ++i) {
+      const Edge& e = L.edges[i];
+      std::string q = p + "/edges/" + std::to_string(i);
+      if (e.src < 0 || e.src >= n || e.dst < 0 || e.dst >= n) {
+        bad(q, "edge endpoint is not a node");
+        continue;
+      }
+      if (e.distance < 0) bad(q + "/distance", "negative distance");
+      if (e.latency < 0) bad(q + "/latency", "negative latency");
+      long long lhs = L.nodes[e.dst].cycle + static_cast<long long>(e.distance) * L.ii;
+      long long rhs = L.nodes[e.src].cycle + static_cast<long long>(e.latency);
+      if (lhs < rhs)
+        bad(q, "dependence violated: cycle[" + std::to_string(e.dst) + "] + " +
+                   std::to_string(e.distance) + "*II = " + std::to_string(lhs) + " < cycle[" +
+                   std::to_string(e.src) + "] + " + std::to_string(e.latency) + " = " +
+                   std::to_string(rhs));
+    }
+    for (size_t i = 0; i < L.rings.size(); ++i) {
+      const Ring& r = L.rings[i];
+      std::string q = p + "/rings/" + std::to_string(i);
+      if (r.id != static_cast<int>(i)) bad(q + "/id", "ids must be dense and in order");
+      if (r.depth < 1) bad(q + "/depth", "depth must be at least 1");
+      if (r.buffers.empty()) bad(q + "/buffers", "a ring guards at least one buffer");
+      for (size_t k = 0; k < r.buffers.size(); ++k) {
+        int b = r.buffers[k];
+        if (b < 0 || b >= static_cast<int>(g.buffers.size()) ||
+            g.buffers[b].loop != static_cast<int>(li) || g.buffers[b].ring != r.id)
+          bad(q + "/buffers/" + std::to_string(k), "buffer does not belong to this ring");
+      }
+    }
+    for (size_t i = 0; i < L.channels.size(); ++i) {
+      const Channel& c = L.channels[i];
+      std::string q = p + "/channels/" + std::to_string(i);
+      if (c.id != static_cast<int>(i)) bad(q + "/id", "ids must be dense and in order");
+      if (c.ring < 0 || c.ring >= static_cast<int>(L.rings.size())) {
+        bad(q + "/ring", "no such ring");
+        continue;
+      }
+      if (!role_ok(c.producer_role)) bad(q + "/producer_role", "no such role");
+      if (!role_ok(c.consumer_role)) bad(q + "/consumer_role", "no such role");
+      if (!role_ok(c.producer_role) || !role_ok(c.consumer_role)) continue;
+      long long bytes = 0;
+      for (int b : L.rings[c.ring].buffers)
+        if (b >= 0 && b < static_cast<int>(g.buffers.size())) bytes += g.buffers[b].bytes;
+      // Arrival convention (docs/schedule_graph.md): one elected lane per warp arrives.
+      int cons_warps = 4 * static_cast<int>(g.launch.roles[c.consumer_role].warpgroups.size());
+      int prod_warps = 4 * static_cast<int>(g.launch.roles[c.producer_role].warpgroups.size());
+      if (c.mechanism == "tma") {
+        if (c.expect_bytes != bytes)
+          bad(q + "/expect_bytes",
+              "the ring's buffers hold " + std::to_string(bytes) + " B per slot");
+        if (c.full_arrivals != 1) bad(q + "/full_arrivals", "a TMA slot is armed by one arrival");
+      } else if (c.mechanism == "store") {
+        if (c.expect_bytes != 0) bad(q + "/expect_bytes", "must be 0 for \"store\"");
+        if (c.full_arrivals != prod_warps)
+          bad(q + "/full_arrivals",
+              "must equal the producer role's warps (" + std::to_string(prod_warps) + ")");
+      } else {
+        bad(q + "/mechanism", "must be \"tma\" or \"store\"");
+      }
+      if (c.empty_arrivals != cons_warps)
+        bad(q + "/empty_arrivals",
+            "must equal the consumer role's warps (" + std::to_string(cons_warps) + ")");
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<Problem> check(const ScheduleGraph& g) {
+  Checker c{g, {}};
+  if (g.version != kSchemaVersion) c.bad("/version", "unsupported version");
+  c.kernel();
+  c.launch();
+  c.buffers();
+  for (size_t i = 0; i < g.loops.size(); ++i) c.loop(i);
+  return c.out;
+}
+
+void validate(const ScheduleGraph& g, const std::string& file) {
+  auto problems = check(g);
+  if (problems.empty()) return;
+  std::string msg = file + ": error: invalid schedule graph (" + std::to_string(problems.size()) +
+                    " problem" + (problems.size() == 1 ? "" : "s") + ")";
+  for (const auto& p : problems) msg += "\n  " + p.path + ": " + p.message;
+  throw Error(msg);
+}
+
+}  // namespace sched2cu::sgraph

@@ -1,0 +1,43 @@
+# Compile check of generated kernels (run by ctest as `cmake -P`): every
+# tests/emit/*.generated.cu and examples/**/generated.cu is compiled with
+#   nvcc -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
+# and the test fails if nvcc fails or ptxas reports spill stores/loads or a stack frame.
+file(GLOB_RECURSE gens ${SRC}/examples/*/generated.cu)
+file(GLOB tests_gens ${SRC}/tests/emit/*.generated.cu)
+list(APPEND gens ${tests_gens})
+list(SORT gens)
+if(NOT gens)
+  message(FATAL_ERROR "no generated.cu found")
+endif()
+file(MAKE_DIRECTORY ${OUT})
+set(failed "")
+foreach(g ${gens})
+  file(RELATIVE_PATH rel ${SRC} ${g})
+  string(REPLACE "/" "_" obj ${rel})
+  execute_process(
+    COMMAND ${NVCC} -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
+            -I${SRC}/runtime -c ${g} -o ${OUT}/${obj}.o
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(log "${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(SEND_ERROR "${rel}: nvcc failed:\n${log}")
+    list(APPEND failed ${rel})
+    continue()
+  endif()
+  string(REGEX MATCHALL "[0-9]+ bytes stack frame, [0-9]+ bytes spill stores, [0-9]+ bytes spill loads" frames "${log}")
+  if(NOT frames)
+    message(SEND_ERROR "${rel}: no ptxas -v report found:\n${log}")
+    list(APPEND failed ${rel})
+  endif()
+  foreach(f ${frames})
+    if(NOT f MATCHES "^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")
+      message(SEND_ERROR "${rel}: ${f}")
+      list(APPEND failed ${rel})
+    endif()
+  endforeach()
+  string(REGEX MATCHALL "Used [0-9]+ registers" regs "${log}")
+  message(STATUS "${rel}: ${frames}; ${regs}")
+endforeach()
+if(failed)
+  message(FATAL_ERROR "compile check failed: ${failed}")
+endif()

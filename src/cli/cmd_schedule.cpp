@@ -1,0 +1,65 @@
+// `sched2cu schedule IN.ttgir -o schedule_graph.json [--target FILE] [--exact-budget-ms N]
+// [--report] ...`: modulo-schedule a TTGIR kernel into a schedule graph. Only parses flags into
+// the scheduler's options struct and calls the library.
+#include <cstdio>
+#include <memory>
+
+#include "command_registry.h"
+#include "sched2cu/sched/kernel.h"
+
+namespace {
+
+struct Args {
+  std::string in, out;
+  bool report = false;
+  std::string grid;
+  sched2cu::sched::KernelOptions o;
+};
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> v;
+  if (s.empty()) return v;
+  size_t start = 0;
+  for (;;) {
+    size_t c = s.find(',', start);
+    v.push_back(s.substr(start, c == std::string::npos ? std::string::npos : c - start));
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  return v;
+}
+
+sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand(
+      "schedule",
+      "Modulo-schedule a TTGIR kernel (roles, rings, buffers) into schedule_graph.json");
+  auto& so = a->o.sched;
+  sub->add_option("input", a->in, "pre_modulo.ttgir")->required();
+  sub->add_option("-o,--output", a->out, "schedule_graph.json to write")->required();
+  sub->add_option("--target", so.target_path, "target model table (default targets/sm_90a.json)");
+  sub->add_option("--exact-budget-ms", so.exact_budget_ms,
+                  "wall-clock budget of the exact method per loop (0 = off)")
+      ->capture_default_str();
+  sub->add_option("--exact-budget-nodes", so.exact_budget_nodes,
+                  "search-node budget of the exact method per loop (deterministic)")
+      ->capture_default_str();
+  sub->add_option("--ims-budget", so.ims_budget_per_node, "IMS placement attempts per node and II")
+      ->capture_default_str();
+  sub->add_option("--max-ii-factor", so.max_ii_factor, "give up above this multiple of MII")
+      ->capture_default_str();
+  sub->add_option("--max-ring-depth", so.max_ring_depth, "cap of any ring's depth")
+      ->capture_default_str();
+  sub->add_flag("!--no-tail-depth", so.tail_depth,
+                "size rings on mean latency only (no tail-latency slack)");
+  sub->add_option("--grid", a->grid, "launch grid X,Y,Z (overrides the derived one)");
+  sub->add_flag("--report", a->report, "print II, MII, optimality, stages, depths, partition");
+  return std::function<int()>([a]() {
+    a->o.grid = split_commas(a->grid);
+    std::string rep = sched2cu::sched::schedule_file(a->in, a->out, a->o);
+    if (a->report) std::fputs(rep.c_str(), stdout);
+    return 0;
+  });
+});
+
+}  // namespace

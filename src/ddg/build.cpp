@@ -1,0 +1,263 @@
+// DDG construction from the IR (see build.h).
+#include "sched2cu/ddg/build.h"
+
+#include <algorithm>
+#include <set>
+
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::ddg {
+namespace {
+
+using ttgir::Function;
+using ttgir::Op;
+using ttgir::OpId;
+using ttgir::Type;
+using ttgir::ValueId;
+
+bool is_tensorish(const Type& t) {
+  return t.kind == Type::Kind::Tensor || t.kind == Type::Kind::MemDesc;
+}
+
+std::string dtype_name(const Type& t) { return t.element_type().name; }
+
+// 32-bit registers a register tensor occupies across the CTA (memdescs live in SMEM).
+int64_t reg_words(const Type& t) {
+  if (t.kind != Type::Kind::Tensor) return 0;
+  return (t.numel() * t.element_bits() + 31) / 32;
+}
+
+}  // namespace
+
+OpShape op_shape(const Function& f, const Op& op, int consumer_wgs) {
+  OpShape s;
+  const Type* main = nullptr;
+  if (op.name == "tt.descriptor_store" || op.name == "tt.store") {
+    main = &f.value(op.operands.back()).type;
+  } else if (op.name == "tt.reduce") {
+    main = &f.value(op.operands.at(0)).type;
+  } else if (!op.results.empty()) {
+    main = &f.value(op.results[0]).type;
+  } else {
+    for (ValueId v : op.operands)
+      if (is_tensorish(f.value(v).type) && (!main || f.value(v).type.numel() > main->numel()))
+        main = &f.value(v).type;
+  }
+  if (main && (is_tensorish(*main) || main->kind == Type::Kind::TensorDesc)) {
+    s.bytes = main->byte_size();
+    s.elems = main->numel();
+  } else {
+    s.elems = 1;
+  }
+  s.elems_per_wg = s.elems / std::max(1, consumer_wgs);
+  if (op.name == "ttng.warp_group_dot" || op.name == "tt.dot") {
+    const Type& a = f.value(op.operands.at(0)).type;
+    const Type& b = f.value(op.operands.at(1)).type;
+    if (a.shape.size() != 2 || b.shape.size() != 2)
+      throw Error(op.loc.ir, "'" + op.name + "' with operands that are not 2-D tiles");
+    s.flops = 2 * a.shape[0] * b.shape[1] * a.shape[1];
+    s.dtype = dtype_name(a);
+  }
+  return s;
+}
+
+BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, const TargetModel& t,
+                     int consumer_wgs, const std::map<OpId, int64_t>& inner_latency,
+                     const std::map<OpId, int>& inner_index) {
+  (void)m;
+  BuiltLoop out;
+  out.loop = f.for_loop(for_op);
+  const auto& L = out.loop;
+  Ddg& g = out.g;
+  std::map<OpId, int> node_of;  // top-level body op -> node
+  for (OpId id : L.body) {
+    if (id == L.yield_op) continue;
+    const Op& op = f.op(id);
+    Node n;
+    n.op = id;
+    n.name = op.name;
+    if (op.name == "scf.for") {
+      auto it = inner_latency.find(id);
+      if (it == inner_latency.end())
+        throw Error(op.loc.ir, "nested scf.for was not scheduled before its parent");
+      n.super_node = true;
+      n.latency = n.latency_tail = it->second;
+      n.child_loop = inner_index.count(id) ? inner_index.at(id) : -1;
+      n.stream = "none";
+    } else {
+      bool tensor = false;
+      for (ValueId r : op.results) tensor |= is_tensorish(f.value(r).type);
+      if (op.results.empty())
+        for (ValueId v : op.operands) tensor |= is_tensorish(f.value(v).type);
+      const OpClass* c = t.classify(op.name, tensor);
+      if (!c)
+        throw Error(op.loc.ir, "no cost class for '" + op.name + "' (" +
+                                   (tensor ? "tensor" : "scalar") + ") in target model " + t.name +
+                                   " (" + t.source + ")");
+      Costs k = t.costs(*c, op_shape(f, op, consumer_wgs));
+      n.op_class = c->name;
+      n.pipe = c->pipe;
+      n.stream = c->stream;
+      n.latency = k.latency;
+      n.latency_tail = k.latency_tail;
+      n.issue = k.issue;
+      n.occupancy = k.occupancy;
+      n.min_warps = c->min_warps;
+    }
+    node_of[id] = g.add_node(std::move(n));
+  }
+  // The body op (top level) that contains `id`, or -1 when it is outside the loop.
+  auto top = [&](OpId id) -> int {
+    while (id != ttgir::kNoId) {
+      auto it = node_of.find(id);
+      if (it != node_of.end()) return it->second;
+      if (id == for_op) return -1;
+      id = f.op(id).parent_op;
+    }
+    return -1;
+  };
+  // Data edges. A use of iter_arg i reads what the previous iteration yielded: follow yields
+  // (an iter_arg yielded unchanged adds one iteration of distance per hop).
+  for (OpId id : L.body) {
+    if (id == L.yield_op) continue;
+    std::vector<OpId> stack{id};
+    std::set<ValueId> operands;
+    while (!stack.empty()) {  // operands of the op and of everything nested in it
+      const Op& o = f.op(stack.back());
+      stack.pop_back();
+      for (ValueId v : o.operands) operands.insert(v);
+      for (const auto& r : o.regions)
+        for (const auto& b : r.blocks)
+          for (OpId n : b.ops) stack.push_back(n);
+    }
+    int dst = node_of[id];
+    for (ValueId v : operands) {
+      int distance = 0;
+      ValueId cur = v;
+      for (int hop = 0; hop <= static_cast<int>(L.iter_args.size()); ++hop) {
+        auto it = std::find(L.iter_args.begin(), L.iter_args.end(), cur);
+        if (it == L.iter_args.end()) break;
+        cur = L.yielded.at(static_cast<size_t>(it - L.iter_args.begin()));
+        ++distance;
+      }
+      const auto& val = f.value(cur);
+      if (val.def_op == ttgir::kNoId) continue;  // iv, outer values
+      int src = top(val.def_op);
+      if (src < 0 || (src == dst && distance == 0)) continue;
+      int64_t lat = g.nodes[src].latency;
+      // An MMA chained into the next MMA's accumulator only waits for the tensor core to take
+      // it (occupancy), not for its result: wgmma accumulates in place, in issue order.
+      if (distance > 0 && g.nodes[src].pipe == Pipe::TC && g.nodes[dst].pipe == Pipe::TC)
+        lat = g.nodes[src].occupancy;
+      g.add_edge(src, dst, lat, distance);
+    }
+  }
+  // Rings: every TMA load fills a slot; its readers (through shared-memory views) end the
+  // slot's lifetime. Readers that are one MMA share a group. TMA stores stage through a slot
+  // that is busy until the store has read it.
+  for (OpId id : L.body) {
+    if (id == L.yield_op) continue;
+    const Op& op = f.op(id);
+    int n = node_of[id];
+    if (g.nodes[n].op_class == "tma_load") {
+      RingReq r;
+      r.producer = n;
+      r.def = n;
+      const auto& users = f.value(op.results.at(0)).users;
+      if (users.size() == 1 && f.op(users[0]).name == "ttg.local_alloc" && top(users[0]) >= 0)
+        r.def = top(users[0]);
+      const Type& ty = f.value(op.results.at(0)).type;
+      r.bytes = ty.byte_size();
+      r.shape = ty.shape;
+      r.elem = ty.element_type().name;
+      std::vector<int> frontier{r.def};
+      std::set<int> seen;
+      while (!frontier.empty()) {
+        int x = frontier.back();
+        frontier.pop_back();
+        const Op& xo = f.op(g.nodes[x].op);
+        for (ValueId res : xo.results)
+          for (OpId u : f.value(res).users) {
+            int un = top(u);
+            if (un < 0 || !seen.insert(un).second) continue;
+            if (g.nodes[un].pipe == Pipe::NONE && f.op(u).name.rfind("ttg.memdesc", 0) == 0)
+              frontier.push_back(un);
+            else
+              r.consumers.push_back(un);
+          }
+      }
+      std::sort(r.consumers.begin(), r.consumers.end());
+      if (r.consumers.empty()) r.consumers.push_back(r.def);
+      if (r.consumers.size() == 1 && g.nodes[r.consumers[0]].pipe == Pipe::TC)
+        r.group = r.consumers[0];
+      g.rings.push_back(std::move(r));
+    } else if (g.nodes[n].op_class == "tma_store") {
+      RingReq r;
+      r.producer = n;
+      r.def = n;
+      r.consumers = {n};
+      const Type& ty = f.value(op.operands.back()).type;
+      r.bytes = ty.byte_size();
+      r.shape = ty.shape;
+      r.elem = ty.element_type().name;
+      g.rings.push_back(std::move(r));
+    }
+  }
+  // Facts for the partition.
+  for (OpId id : L.body)
+    if (f.op(id).name == "ttng.warp_group_dot" && out.facts.tile_rows == 0)
+      out.facts.tile_rows = f.value(f.op(id).results.at(0)).type.shape.at(0);
+  if (out.facts.tile_rows == 0)
+    for (const auto& r : g.rings)
+      if (!r.shape.empty() && g.nodes[r.producer].op_class == "tma_load") {
+        out.facts.tile_rows = r.shape[0];
+        break;
+      }
+  // Peak live register tensors over the body in program order, per op: operands whose last
+  // use this is are freed first (elementwise results reuse their registers), then results are
+  // added. Iter_args live until their last use, yielded values to the end. TMA results land in
+  // shared memory and broadcasts / splats / expand_dims are views, so neither counts.
+  std::vector<OpId> body(L.body.begin(), L.body.end());
+  std::map<ValueId, size_t> last_use;
+  for (size_t i = 0; i < body.size(); ++i) {
+    std::vector<OpId> stack{body[i]};
+    while (!stack.empty()) {
+      const Op& o = f.op(stack.back());
+      stack.pop_back();
+      for (ValueId v : o.operands) last_use[v] = i;
+      for (const auto& r : o.regions)
+        for (const auto& b : r.blocks)
+          for (OpId n : b.ops) stack.push_back(n);
+    }
+  }
+  std::map<ValueId, int64_t> live;
+  for (ValueId a : L.iter_args) live[a] = reg_words(f.value(a).type);
+  auto total = [&] {
+    int64_t s = 0;
+    for (const auto& [v, w] : live) s += w;
+    return s;
+  };
+  static const std::set<std::string> kViews = {"tt.broadcast",       "tt.splat",
+                                               "tt.expand_dims",     "tt.make_range",
+                                               "tt.descriptor_load", "arith.constant"};
+  int64_t peak = total();
+  for (size_t i = 0; i < body.size(); ++i) {
+    const Op& o = f.op(body[i]);
+    for (auto it = live.begin(); it != live.end();) {
+      bool yielded = std::find(L.yielded.begin(), L.yielded.end(), it->first) != L.yielded.end();
+      auto lu = last_use.find(it->first);
+      bool dead = !yielded && (lu == last_use.end() || lu->second <= i);
+      it = dead ? live.erase(it) : std::next(it);
+    }
+    if (!kViews.count(o.name))
+      for (ValueId r : o.results) {
+        int64_t w = reg_words(f.value(r).type);
+        if (w > 0) live[r] = w;
+      }
+    peak = std::max(peak, total());
+  }
+  out.facts.peak_regs = peak;
+  return out;
+}
+
+}  // namespace sched2cu::ddg

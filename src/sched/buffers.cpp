@@ -1,0 +1,99 @@
+// Ring depth and the SMEM budget cut (see the header for the rule).
+#include "sched2cu/sched/buffers.h"
+
+#include <algorithm>
+#include <map>
+
+namespace sched2cu::sched {
+
+int64_t ring_depth_for(int64_t span, int64_t ii) { return std::max<int64_t>(1, span / ii + 1); }
+
+std::vector<RingDepth> ring_depths(const ddg::Ddg& g, const Schedule& s, bool use_tail,
+                                   int max_depth) {
+  std::vector<RingDepth> out;
+  for (size_t i = 0; i < g.rings.size(); ++i) {
+    const auto& q = g.rings[i];
+    RingDepth r;
+    r.req = static_cast<int>(i);
+    r.live_start = s.cycle[q.producer];
+    r.live_end = r.live_start;
+    for (int c : q.consumers) r.live_end = std::max(r.live_end, s.cycle[c] + g.nodes[c].latency);
+    const auto& p = g.nodes[q.producer];
+    r.live_end_tail = r.live_end + (p.latency_tail - p.latency);
+    r.nominal = static_cast<int>(ring_depth_for(r.live_end - r.live_start, s.ii));
+    r.tail = static_cast<int>(ring_depth_for(r.live_end_tail - r.live_start, s.ii));
+    r.depth = std::min(std::max(r.nominal, use_tail ? r.tail : r.nominal),
+                       std::max(max_depth, r.nominal));
+    out.push_back(r);
+  }
+  // Rings read by the same consumer advance together: one shared depth (the max).
+  std::map<int, int> group_max;
+  for (auto& r : out)
+    if (g.rings[r.req].group >= 0)
+      group_max[g.rings[r.req].group] = std::max(group_max[g.rings[r.req].group], r.depth);
+  for (auto& r : out)
+    if (g.rings[r.req].group >= 0) r.depth = group_max[g.rings[r.req].group];
+  return out;
+}
+
+int64_t ring_bytes(const ddg::Ddg& g, const std::vector<RingDepth>& r, int64_t mbarrier_bytes) {
+  int64_t total = 0;
+  std::map<int, int> group_depth;
+  int solo = 0;
+  for (const auto& x : r) {
+    total += g.rings[x.req].bytes * x.depth;
+    int grp = g.rings[x.req].group;
+    if (grp >= 0)
+      group_depth[grp] = std::max(group_depth[grp], x.depth);
+    else
+      solo += x.depth;
+  }
+  int slots = solo;
+  for (const auto& [grp, d] : group_depth) slots += d;
+  return total + 2 * mbarrier_bytes * slots;
+}
+
+bool fit_budget(const ddg::Ddg& g, std::vector<RingDepth>& r, int64_t avail,
+                int64_t mbarrier_bytes) {
+  auto key = [&](const RingDepth& x) {
+    return g.rings[x.req].group >= 0 ? g.rings[x.req].group : -1 - x.req;
+  };
+  auto group_bytes = [&](int k) {
+    int64_t b = 0;
+    for (const auto& x : r)
+      if (key(x) == k) b += g.rings[x.req].bytes;
+    return b;
+  };
+  auto cut = [&](int floor_of_nominal, int min_depth) {
+    // One step on the group with the largest slot bytes among those allowed to shrink.
+    int best = 0;
+    bool found = false;
+    int64_t best_bytes = -1;
+    for (const auto& x : r) {
+      int lim = std::max(min_depth, floor_of_nominal ? x.nominal : 1);
+      if (x.depth <= lim) continue;
+      int k = key(x);
+      int64_t b = group_bytes(k);
+      if (b > best_bytes || (b == best_bytes && k < best)) best = k, best_bytes = b, found = true;
+    }
+    if (!found) return false;
+    for (auto& x : r)
+      if (key(x) == best) --x.depth;
+    return true;
+  };
+  while (ring_bytes(g, r, mbarrier_bytes) > avail)
+    if (!cut(1, 1) && !cut(0, 2) && !cut(0, 1)) return false;
+  return true;
+}
+
+int64_t ii_for_depths(const std::vector<RingDepth>& r, int64_t ii) {
+  int64_t out = ii;
+  for (const auto& x : r) {
+    int64_t span = x.live_end - x.live_start;
+    // floor(span / II) + 1 <= depth  <=>  II >= floor(span / depth) + 1
+    if (ring_depth_for(span, out) > x.depth) out = std::max(out, span / x.depth + 1);
+  }
+  return out;
+}
+
+}  // namespace sched2cu::sched

@@ -1,0 +1,340 @@
+// Kernel-level driver (see kernel.h). Loop order: scheduled innermost first (a nested loop's II
+// and stages give its super-node latency), written to the graph in program order (outer first).
+#include "sched2cu/sched/kernel.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/ddg/build.h"
+#include "sched2cu/sched/validate.h"
+
+namespace sched2cu::sched {
+namespace {
+
+using ttgir::Function;
+using ttgir::Op;
+using ttgir::OpId;
+using ttgir::ValueId;
+
+constexpr int64_t kUnknownTrips = 32;
+
+const Function& kernel_function(const ttgir::Module& m) {
+  for (const auto& f : m.functions)
+    if (f.is_public) return f;
+  if (m.functions.empty()) throw Error(m.file + ": error: no function in the module");
+  return m.functions[0];
+}
+
+std::optional<int64_t> const_int(const Function& f, ValueId v) {
+  const Op* d = f.def_op(v);
+  if (!d || d->name != "arith.constant") return std::nullopt;
+  const auto* a = d->attr("value");
+  if (!a || a->kind != ttgir::Attribute::Kind::Integer) return std::nullopt;
+  return a->ival;
+}
+
+OpId enclosing_for(const Function& f, OpId id) {
+  for (OpId p = f.op(id).parent_op; p != ttgir::kNoId; p = f.op(p).parent_op)
+    if (f.op(p).name == "scf.for") return p;
+  return ttgir::kNoId;
+}
+
+// The grid extent of one program-id axis, from how the id is used: a persistent loop over
+// tiles (tt.get_num_programs on the axis) runs num_sms programs; `pid * C` indexing dimension d
+// of a tensor descriptor whose shape there is a kernel parameter P needs cdiv(P, C) programs.
+std::string derive_axis(const Function& f, int axis, std::vector<std::string>& notes) {
+  bool used = false;
+  for (const auto& op : f.ops) {
+    const auto* a = op.attr("axis");
+    int ax = 0;
+    if (a && a->kind == ttgir::Attribute::Kind::Keyword && !a->text.empty())
+      ax = a->text[0] - 'x';
+    else if (a)
+      ax = static_cast<int>(a->ival);
+    if (op.name == "tt.get_num_programs" && ax == axis) return "num_sms";
+    if (op.name != "tt.get_program_id" || ax != axis) continue;
+    used = true;
+    ValueId pid = op.results.at(0);
+    for (OpId u : f.users(pid)) {
+      const Op& mul = f.op(u);
+      if (mul.name != "arith.muli") continue;
+      ValueId other = mul.operands[0] == pid ? mul.operands[1] : mul.operands[0];
+      auto c = const_int(f, other);
+      if (!c || *c <= 0) continue;
+      // Follow the product through additions to a descriptor index.
+      std::vector<ValueId> work{mul.results.at(0)};
+      std::set<ValueId> seen;
+      while (!work.empty()) {
+        ValueId v = work.back();
+        work.pop_back();
+        if (!seen.insert(v).second) continue;
+        for (OpId w : f.users(v)) {
+          const Op& use = f.op(w);
+          if (use.name == "arith.addi") {
+            // A flattened (outer, inner) index `other_pid * P + pid * C`: C-sized blocks of P.
+            ValueId o2 = use.operands[0] == v ? use.operands[1] : use.operands[0];
+            const Op* om = f.def_op(o2);
+            if (om && om->name == "arith.muli")
+              for (ValueId x : om->operands) {
+                const auto& xv = f.value(x);
+                const Op* xd = f.def_op(x);
+                bool other_pid = xd && xd->name == "tt.get_program_id";
+                if (!other_pid) continue;
+                ValueId pv = om->operands[0] == x ? om->operands[1] : om->operands[0];
+                const auto& pval = f.value(pv);
+                if (pval.def_op == ttgir::kNoId && pval.owner_op == ttgir::kNoId)
+                  return "cdiv(" + pval.name + ", " + std::to_string(*c) + ")";
+                (void)xv;
+              }
+            work.push_back(use.results.at(0));
+            continue;
+          }
+          if ((use.name == "tt.descriptor_load" || use.name == "tt.descriptor_store") &&
+              use.operand_segments.size() >= 2) {
+            const Op* desc = f.def_op(use.operands[0]);
+            if (!desc || desc->name != "tt.make_tensor_descriptor") continue;
+            for (int d = 0; d < use.operand_segments[1]; ++d) {
+              if (use.operands[1 + d] != v) continue;
+              ValueId extent = desc->operands.at(1 + d);
+              const auto& ev = f.value(extent);
+              if (ev.def_op == ttgir::kNoId && ev.owner_op == ttgir::kNoId)
+                return "cdiv(" + ev.name + ", " + std::to_string(*c) + ")";
+            }
+          }
+        }
+      }
+    }
+  }
+  if (!used) return "1";
+  notes.push_back("grid axis " + std::to_string(axis) +
+                  " could not be derived from the IR; pass --grid (written as \"unknown\")");
+  return "unknown";
+}
+
+}  // namespace
+
+KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source,
+                               const ddg::TargetModel& t, const KernelOptions& o) {
+  KernelSchedule ks;
+  const Function& f = kernel_function(m);
+  auto& g = ks.graph;
+  g.ir = m;
+  g.kernel.name = f.name;
+  g.kernel.source = source;
+  g.kernel.num_warps = m.num_warps();
+  for (ValueId a : f.args) g.kernel.params.push_back({f.value(a).name, f.value(a).type.str(), a});
+  g.target = {t.name, static_cast<int>(t.budgets.smem_bytes_per_block),
+              static_cast<int>(t.budgets.regs_per_sm), t.budgets.max_regs_per_thread,
+              t.budgets.max_threads_per_block};
+  const int consumer_wgs = std::max(1, g.kernel.num_warps / (t.budgets.threads_per_warpgroup / 32));
+
+  // Function-scope shared memory: TMA loads outside every loop stay resident (read inside
+  // loops), epilogue stores after the loops stage through a slot the loops' rings can overlay.
+  std::vector<OpId> loops = f.for_ops();
+  std::map<OpId, int> loop_index;
+  for (size_t i = 0; i < loops.size(); ++i) loop_index[loops[i]] = static_cast<int>(i);
+  int64_t resident = 0, staging = 0;
+  for (const auto& op : f.ops) {
+    if (enclosing_for(f, op.id) != ttgir::kNoId) continue;
+    if (op.name == "tt.descriptor_load") {
+      sgraph::Buffer b;
+      const auto& ty = f.value(op.results.at(0)).type;
+      OpId producer = op.id;
+      const auto& users = f.value(op.results[0]).users;
+      if (users.size() == 1 && f.op(users[0]).name == "ttg.local_alloc") producer = users[0];
+      b.shape.assign(ty.shape.begin(), ty.shape.end());
+      b.elem = ty.element_type().name;
+      b.bytes = static_cast<int>(ty.byte_size());
+      b.producer_op = producer;
+      for (ValueId r : f.op(producer).results)
+        for (OpId u : f.value(r).users) b.consumer_ops.push_back(u);
+      std::sort(b.consumer_ops.begin(), b.consumer_ops.end());
+      resident += b.bytes + t.budgets.mbarrier_bytes;
+      g.buffers.push_back(b);
+    } else if (op.name == "tt.descriptor_store") {
+      sgraph::Buffer b;
+      const auto& ty = f.value(op.operands.back()).type;
+      b.shape.assign(ty.shape.begin(), ty.shape.end());
+      b.elem = ty.element_type().name;
+      b.bytes = static_cast<int>(ty.byte_size());
+      b.producer_op = op.id;
+      b.consumer_ops = {op.id};
+      staging += b.bytes;
+      g.buffers.push_back(b);
+    }
+  }
+  const int64_t budget = t.budgets.smem_bytes_per_block;
+  if (resident + staging > budget)
+    throw Error(source + ": error: function-scope shared memory (" +
+                std::to_string(resident + staging) + " bytes) exceeds the budget " +
+                std::to_string(budget));
+
+  // Schedule innermost loops first.
+  std::vector<ddg::BuiltLoop> built(loops.size());
+  ks.plans.resize(loops.size());
+  std::map<OpId, int64_t> inner_latency;
+  int64_t rings_so_far = 0;
+  for (size_t k = loops.size(); k-- > 0;) {
+    built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index);
+    int64_t avail = budget - resident - rings_so_far;
+    ks.plans[k] = plan_loop(built[k].g, o.sched, avail, t.budgets.mbarrier_bytes);
+    rings_so_far += ks.plans[k].ring_bytes;
+    const auto& L = built[k].loop;
+    const auto& pl = ks.plans[k];
+    auto lb = const_int(f, L.lb), ub = const_int(f, L.ub), st = const_int(f, L.step);
+    int64_t trips = kUnknownTrips;
+    if (lb && ub && st && *st > 0) trips = std::max<int64_t>(0, (*ub - *lb + *st - 1) / *st);
+    inner_latency[loops[k]] = pl.sched.ii * (trips + pl.sched.max_stage());
+  }
+  // The epilogue staging overlays the rings once the loops are done: the peak is the larger.
+  if (resident + std::max(rings_so_far, staging) > budget)
+    throw Error("shared memory over budget after planning");
+
+  // Partition from the loop with tensor-core work (else the first loop).
+  int main_loop = loops.empty() ? -1 : 0;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    bool tc = false;
+    for (const auto& n : built[k].g.nodes) tc |= n.pipe == ddg::Pipe::TC;
+    if (tc) {
+      main_loop = static_cast<int>(k);
+      break;
+    }
+  }
+  PartitionInput pin;
+  pin.num_warps = g.kernel.num_warps;
+  pin.overhead_regs = 24;
+  if (main_loop >= 0) {
+    pin.tile_rows = built[main_loop].facts.tile_rows;
+    pin.temp_regs = built[main_loop].facts.peak_regs;
+  }
+  ddg::Ddg empty;
+  ks.partition = partition(main_loop >= 0 ? built[main_loop].g : empty, pin, t.budgets);
+  for (const auto& w : ks.partition.warnings) ks.notes.push_back(w);
+  g.launch.warpgroups = ks.partition.warpgroups;
+  for (size_t r = 0; r < ks.partition.roles.size(); ++r) {
+    const auto& rp = ks.partition.roles[r];
+    sgraph::Role role;
+    role.id = static_cast<int>(r);
+    role.name = rp.name;
+    role.kind = rp.kind;
+    for (int w = 0; w < rp.wgs; ++w) role.warpgroups.push_back(rp.first_wg + w);
+    role.regs = rp.regs;
+    role.split_dim = rp.split_dim;
+    role.split_parts = rp.split_parts;
+    g.launch.roles.push_back(role);
+  }
+  if (!o.grid.empty()) {
+    if (o.grid.size() != 3) throw Error("--grid needs three comma-separated entries (x,y,z)");
+    g.launch.grid = o.grid;
+  } else {
+    for (int a = 0; a < 3; ++a) g.launch.grid.push_back(derive_axis(f, a, ks.notes));
+  }
+
+  // Loops, in program order.
+  for (size_t k = 0; k < loops.size(); ++k) {
+    const auto& B = built[k];
+    const auto& P = ks.plans[k];
+    const int li = static_cast<int>(k);
+    Partition part = partition(B.g, pin, t.budgets);  // node roles of this loop
+    sgraph::Loop L;
+    L.op = loops[k];
+    OpId parent = enclosing_for(f, loops[k]);
+    L.parent_loop = parent == ttgir::kNoId ? -1 : loop_index[parent];
+    L.lb = B.loop.lb;
+    L.ub = B.loop.ub;
+    L.step = B.loop.step;
+    L.ii = static_cast<int>(P.sched.ii);
+    L.res_mii = static_cast<int>(P.mii.res);
+    L.rec_mii = static_cast<int>(P.mii.rec);
+    L.ii_optimal = P.sched.ii == P.mii.mii || P.exact.status == "exhausted";
+    L.stages = static_cast<int>(P.sched.max_stage() + 1);
+    auto order = P.sched.order_in_stage();
+    for (const auto& n : B.g.nodes) {
+      sgraph::Node sn;
+      sn.id = n.id;
+      sn.op = n.op;
+      sn.pipeline = ddg::pipe_name(n.pipe);
+      sn.latency = static_cast<int>(n.latency);
+      sn.issue_cost = static_cast<int>(n.issue);
+      sn.occupancy = static_cast<int>(n.occupancy);
+      sn.cycle = static_cast<int>(P.sched.cycle[n.id]);
+      sn.stage = static_cast<int>(P.sched.stage(n.id));
+      sn.order = order[n.id];
+      sn.role = part.node_role[n.id];
+      sn.child_loop = n.child_loop;
+      L.nodes.push_back(sn);
+    }
+    for (const auto& e : B.g.edges)
+      L.edges.push_back({e.src, e.dst, static_cast<int>(e.latency), e.distance});
+    // Rings: one per co-consumed group (or per lone ring), ids in order of first buffer.
+    std::map<int, int> ring_of_group;
+    for (const auto& rd : P.rings) {
+      const auto& q = B.g.rings[rd.req];
+      int key = q.group >= 0 ? q.group : -1 - rd.req;
+      sgraph::Buffer b;
+      b.id = static_cast<int>(g.buffers.size());
+      b.shape.assign(q.shape.begin(), q.shape.end());
+      b.elem = q.elem;
+      b.bytes = static_cast<int>(q.bytes);
+      b.depth = rd.depth;
+      b.loop = li;
+      b.producer_op = B.g.nodes[q.def].op;
+      for (int c : q.consumers) b.consumer_ops.push_back(B.g.nodes[c].op);
+      std::sort(b.consumer_ops.begin(), b.consumer_ops.end());
+      b.live_start = static_cast<int>(rd.live_start);
+      b.live_end = static_cast<int>(rd.live_end);
+      if (!ring_of_group.count(key)) {
+        ring_of_group[key] = static_cast<int>(L.rings.size());
+        L.rings.push_back({static_cast<int>(L.rings.size()), rd.depth, {}});
+        if (B.g.nodes[q.producer].op_class == "tma_load") {
+          sgraph::Channel ch;
+          ch.id = static_cast<int>(L.channels.size());
+          ch.ring = ring_of_group[key];
+          ch.producer_role = 0;
+          ch.consumer_role = 1;
+          ch.mechanism = "tma";
+          ch.full_arrivals = 1;
+          ch.empty_arrivals = 4 * ks.partition.roles[1].wgs;
+          L.channels.push_back(ch);
+        }
+      }
+      b.ring = ring_of_group[key];
+      L.rings[b.ring].buffers.push_back(b.id);
+      for (auto& ch : L.channels)
+        if (ch.ring == b.ring) ch.expect_bytes += b.bytes;
+      g.buffers.push_back(b);
+    }
+    g.loops.push_back(std::move(L));
+    if (P.budget_cut)
+      ks.notes.push_back("loop " + std::to_string(k) + ": shared-memory budget cut ring depths");
+  }
+  for (size_t i = 0; i < g.buffers.size(); ++i) g.buffers[i].id = static_cast<int>(i);
+  // Every schedule is validated again here, on exactly what is written.
+  for (size_t k = 0; k < loops.size(); ++k)
+    validate_schedule(built[k].g, ks.plans[k].sched, "loop " + std::to_string(k));
+  return ks;
+}
+
+}  // namespace sched2cu::sched
+
+#include "sched2cu/sgraph/json_io.h"
+#include "sched2cu/sgraph/validate.h"
+#include "sched2cu/ttgir/parser.h"
+
+namespace sched2cu::sched {
+
+std::string schedule_file(const std::string& in, const std::string& out, const KernelOptions& o) {
+  ttgir::Module m = ttgir::parse_file(in);
+  ttgir::check_supported(m);
+  auto path = o.sched.target_path.empty() ? ddg::TargetModel::default_path("sm_90a")
+                                          : std::filesystem::path(o.sched.target_path);
+  ddg::TargetModel t = ddg::TargetModel::load(path);
+  KernelSchedule ks = schedule_kernel(m, in, t, o);
+  sgraph::validate(ks.graph, out);
+  sgraph::write_schedule_graph(ks.graph, out);
+  return render_report(ks);
+}
+
+}  // namespace sched2cu::sched

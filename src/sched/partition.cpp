@@ -1,0 +1,92 @@
+// Role partition and register allotment (see partition.h).
+#include "sched2cu/sched/partition.h"
+
+#include <algorithm>
+
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::sched {
+
+Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budgets& b) {
+  Partition p;
+  const int per_wg_warps = b.threads_per_warpgroup / 32;
+  int consumers = std::max(1, in.num_warps / per_wg_warps);
+  if ((consumers + 1) * b.threads_per_warpgroup > b.max_threads_per_block)
+    throw Error("num_warps " + std::to_string(in.num_warps) +
+                " leaves no room for a producer warpgroup within the block size limit");
+  RolePlan prod{"producer", "producer", 0, 1, b.producer_regs, 0, -1, 1};
+  RolePlan cons{"consumer", "consumer", 1, consumers, 0, 0, -1, 1};
+  if (consumers > 1 && in.tile_rows > 0) {
+    if (in.tile_rows % (64 * consumers) == 0) {
+      cons.split_dim = 0;
+      cons.split_parts = consumers;
+    } else {
+      p.warnings.push_back("tile rows " + std::to_string(in.tile_rows) + " do not split into " +
+                           std::to_string(consumers) + " slices of 64-row multiples");
+    }
+  }
+  const int gran = b.setmaxnreg_granularity;
+  const int64_t per_thread_slots = b.regs_per_sm / b.threads_per_warpgroup;  // per WG thread
+  int64_t share = (per_thread_slots - prod.regs) / consumers;
+  int cap = std::min(b.setmaxnreg_max, b.max_regs_per_thread);
+  share = std::min<int64_t>(share, cap);
+  cons.regs = static_cast<int>(share / gran * gran);
+  if (cons.regs < b.setmaxnreg_min) throw Error("register file too small for the partition");
+  const int64_t threads = static_cast<int64_t>(b.threads_per_warpgroup) * consumers;
+  cons.est_regs =
+      static_cast<int>((in.acc_regs + in.temp_regs + threads - 1) / threads + in.overhead_regs);
+  prod.est_regs = static_cast<int>(in.overhead_regs);
+  if (cons.est_regs > cons.regs)
+    p.warnings.push_back("consumer register estimate " + std::to_string(cons.est_regs) +
+                         " exceeds the allotment " + std::to_string(cons.regs) +
+                         " per thread (spills likely)");
+  p.roles = {prod, cons};
+  p.warpgroups = 1 + consumers;
+
+  // Node roles: issue streams decide directly; stream-less nodes follow their readers, except a
+  // view materializing a producer's result (local_alloc of a TMA load), which stays with it.
+  const int n = static_cast<int>(g.nodes.size());
+  p.node_role.assign(n, -2);  // -2 = undecided
+  for (int i = 0; i < n; ++i) {
+    if (g.nodes[i].stream == "producer")
+      p.node_role[i] = 0;
+    else if (g.nodes[i].stream == "consumer")
+      p.node_role[i] = 1;
+  }
+  auto preds = g.pred_edges(), succs = g.succ_edges();
+  for (int i = 0; i < n; ++i) {
+    if (p.node_role[i] != -2) continue;
+    for (int ei : preds[i]) {
+      const auto& e = g.edges[ei];
+      if (e.distance == 0 && g.nodes[e.src].pipe == ddg::Pipe::TMA && p.node_role[e.src] == 0)
+        p.node_role[i] = 0;
+    }
+  }
+  for (int round = 0; round <= n; ++round) {
+    bool changed = false;
+    for (int i = n - 1; i >= 0; --i) {
+      if (p.node_role[i] != -2) continue;
+      int r = -2;
+      bool pending = false;
+      for (int ei : succs[i]) {
+        int d = g.edges[ei].dst;
+        if (d == i) continue;
+        int rd = p.node_role[d];
+        if (rd == -2) {
+          pending = true;
+          continue;
+        }
+        r = (r == -2 || r == rd) ? rd : -1;
+      }
+      if (pending && r != -1) continue;
+      p.node_role[i] = r == -2 ? 1 : r;  // nothing reads it in the loop: the consumer keeps it
+      changed = true;
+    }
+    if (!changed) break;
+  }
+  for (auto& r : p.node_role)
+    if (r == -2) r = -1;
+  return p;
+}
+
+}  // namespace sched2cu::sched

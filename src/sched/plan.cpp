@@ -1,0 +1,59 @@
+// One loop, end to end (see plan.h).
+#include "sched2cu/sched/plan.h"
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/sched/ims.h"
+#include "sched2cu/sched/validate.h"
+
+namespace sched2cu::sched {
+
+LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
+                   int64_t mbarrier_bytes) {
+  LoopPlan p;
+  p.mii = compute_mii(g);
+  const int64_t max_ii = std::max<int64_t>(p.mii.mii * o.max_ii_factor, p.mii.mii + 16);
+  p.sched = ims(g, p.mii.mii, max_ii, o.ims_budget_per_node);
+  validate_schedule(g, p.sched, "IMS");
+  compact(g, p.sched);
+  validate_schedule(g, p.sched, "IMS after compaction");
+  p.heuristic_ii = p.sched.ii;
+  p.exact = exact_improve(g, p.mii.mii, p.sched, o.exact_budget_ms, o.exact_budget_nodes);
+  if (p.exact.better) {
+    validate_schedule(g, *p.exact.better, "the exact method");
+    p.sched = *p.exact.better;
+    compact(g, p.sched);
+    validate_schedule(g, p.sched, "the exact method after compaction");
+  }
+  p.ii_before_cut = p.sched.ii;
+  for (int round = 0;; ++round) {
+    p.rings = ring_depths(g, p.sched, o.tail_depth, o.max_ring_depth);
+    auto wanted = p.rings;
+    if (!fit_budget(g, p.rings, smem_avail, mbarrier_bytes))
+      throw Error("shared memory: the loop's rings need " +
+                  std::to_string(ring_bytes(g, p.rings, mbarrier_bytes)) +
+                  " bytes at depth 1 but only " + std::to_string(smem_avail) + " are available");
+    for (size_t i = 0; i < wanted.size(); ++i) p.budget_cut |= p.rings[i].depth < wanted[i].depth;
+    int64_t need = ii_for_depths(p.rings, p.sched.ii);
+    if (need <= p.sched.ii) break;
+    if (round == 32) throw Error("II re-derivation after a shared-memory cut did not converge");
+    // Keep the cut depths: reschedule at the larger II and recompute lifetimes there.
+    std::vector<int> cap;
+    for (auto& r : p.rings) cap.push_back(r.depth);
+    p.sched = ims(g, need, std::max(need * o.max_ii_factor, need + 16), o.ims_budget_per_node);
+    validate_schedule(g, p.sched, "IMS after a shared-memory cut");
+    compact(g, p.sched);
+    validate_schedule(g, p.sched, "IMS after a cut and compaction");
+    auto again = ring_depths(g, p.sched, o.tail_depth, o.max_ring_depth);
+    for (size_t i = 0; i < again.size(); ++i) again[i].depth = std::min(again[i].depth, cap[i]);
+    if (ii_for_depths(again, p.sched.ii) <= p.sched.ii &&
+        ring_bytes(g, again, mbarrier_bytes) <= smem_avail) {
+      p.rings = again;
+      break;
+    }
+  }
+  p.ring_bytes = ring_bytes(g, p.rings, mbarrier_bytes);
+  validate_schedule(g, p.sched, "the final schedule");
+  return p;
+}
+
+}  // namespace sched2cu::sched

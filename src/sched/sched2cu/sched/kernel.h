@@ -1,0 +1,48 @@
+// `sched2cu schedule` as a library call: schedule every scf.for of a TTGIR kernel (inner loops
+// first, as super-nodes of their parents), size rings and function-scope buffers under the
+// kernel-wide shared-memory budget, pick the role partition, and fill the schedule graph. Also
+// renders the human report. Deterministic: the same module and options give the same graph.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sched2cu/ddg/target_model.h"
+#include "sched2cu/sched/partition.h"
+#include "sched2cu/sched/plan.h"
+#include "sched2cu/sched/schedule.h"
+#include "sched2cu/sgraph/schedule_graph.h"
+#include "sched2cu/ttgir/ir.h"
+
+namespace sched2cu::sched {
+
+struct KernelOptions {
+  Options sched;
+  // --grid X,Y,Z overrides the launch grid derived from the IR (grammar of
+  // docs/schedule_graph.md); empty = derive.
+  std::vector<std::string> grid;
+};
+
+struct KernelSchedule {
+  sgraph::ScheduleGraph graph;
+  std::vector<LoopPlan> plans;  // parallel to graph.loops
+  Partition partition;
+  std::vector<std::string> notes;  // decisions worth reporting (grid guesses, cuts, warnings)
+};
+
+KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source,
+                               const ddg::TargetModel& t, const KernelOptions& o);
+
+// The --report text: per loop II, MII parts, optimality, stages, ring depths, partition.
+std::string render_report(const KernelSchedule& k);
+
+}  // namespace sched2cu::sched
+
+namespace sched2cu::sched {
+
+// The whole `sched2cu schedule` command: parse `in` (checking supported ops), load the target
+// table (o.sched.target_path, else the default), schedule, validate the graph (sgraph::validate),
+// write `out` atomically. Returns the report text. Throws sched2cu::Error.
+std::string schedule_file(const std::string& in, const std::string& out, const KernelOptions& o);
+
+}  // namespace sched2cu::sched

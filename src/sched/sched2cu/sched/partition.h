@@ -1,0 +1,46 @@
+// The Hopper role partition: one producer warpgroup (TMA issue, setmaxnreg.dec) and N consumer
+// warpgroups (wgmma issue plus the register math on its accumulators, setmaxnreg.inc), N from
+// the kernel's num_warps (Triton's num_warps counts the compute warps). Consumers split the tile
+// rows cooperatively when the tile allows 64-row slices. Registers: the per-thread allotment
+// fills the register file (producer fixed by the table, consumers share the rest, rounded down to
+// the setmaxnreg granularity); the estimate per consumer warpgroup is checked against it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sched2cu/ddg/ddg.h"
+#include "sched2cu/ddg/target_model.h"
+
+namespace sched2cu::sched {
+
+struct PartitionInput {
+  int num_warps = 4;          // module "ttg.num-warps"
+  int64_t tile_rows = 0;      // rows (M) of the consumers' main tile; 0 = none
+  int64_t acc_regs = 0;       // 32-bit registers of loop-carried register tensors, whole CTA
+  int64_t temp_regs = 0;      // peak 32-bit registers of temporaries, whole CTA
+  int64_t overhead_regs = 0;  // per thread: addresses, indices, barrier phases
+};
+
+struct RolePlan {
+  std::string name;  // "producer" | "consumer"
+  std::string kind;  // "producer" | "consumer"
+  int first_wg = 0;
+  int wgs = 1;
+  int regs = 0;      // setmaxnreg per thread
+  int est_regs = 0;  // estimated need per thread
+  int split_dim = -1;
+  int split_parts = 1;
+};
+
+struct Partition {
+  std::vector<RolePlan> roles;  // [0] producer, [1] consumer
+  int warpgroups = 0;
+  std::vector<int> node_role;  // per DDG node: role index, or -1 (replicated view / index math)
+  std::vector<std::string> warnings;
+};
+
+Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budgets& b);
+
+}  // namespace sched2cu::sched

@@ -1,0 +1,31 @@
+// Scheduling one loop end to end on its DDG: MII, IMS, the exact method, ring depths under the
+// SMEM available to the loop, and the re-derivation of II when a budget cut leaves a ring too
+// shallow for its lifetime (fixed point: reschedule at the larger II, recompute lifetimes). Every
+// schedule it keeps has passed the validator.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sched2cu/ddg/ddg.h"
+#include "sched2cu/sched/buffers.h"
+#include "sched2cu/sched/exact.h"
+#include "sched2cu/sched/mii.h"
+#include "sched2cu/sched/schedule.h"
+
+namespace sched2cu::sched {
+
+struct LoopPlan {
+  Mii mii;
+  Schedule sched;
+  int64_t heuristic_ii = 0;  // what IMS found before the exact method and budget cuts
+  ExactResult exact;
+  std::vector<RingDepth> rings;
+  int64_t ring_bytes = 0;     // slots + barriers
+  bool budget_cut = false;    // some ring got less than it wanted
+  int64_t ii_before_cut = 0;  // II before a cut forced it up (== sched.ii if none did)
+};
+
+LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail, int64_t mbarrier_bytes);
+
+}  // namespace sched2cu::sched

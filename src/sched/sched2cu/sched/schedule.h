@@ -1,0 +1,63 @@
+// Core scheduling types shared by the heuristic, the exact method and the validator: the options
+// struct (the only knobs; each is a named CLI flag of `sched2cu schedule`), a modulo schedule, and
+// the modulo reservation table. Must never read environment variables or global state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sched2cu/ddg/ddg.h"
+
+namespace sched2cu::sched {
+
+struct Options {
+  std::string target_path;             // --target; empty = TargetModel::default_path()
+  int64_t exact_budget_ms = 2000;      // --exact-budget-ms: wall-clock cap of the exact method per
+                                       // loop (0 disables it)
+  int64_t exact_budget_nodes = 40000;  // --exact-budget-nodes: search nodes per loop; this
+                                       // deterministic budget normally ends the search first
+  int ims_budget_per_node = 100;       // --ims-budget: IMS placement attempts per node and II
+  int max_ii_factor = 4;               // --max-ii-factor: give up above factor * MII
+  int max_ring_depth = 8;              // --max-ring-depth: cap of any ring's depth
+  bool tail_depth = true;              // --no-tail-depth: size rings on mean latency only
+};
+
+struct Schedule {
+  int64_t ii = 0;
+  std::vector<int64_t> cycle;  // per node; >= 0
+  int64_t stage(int n) const { return cycle[n] / ii; }
+  int64_t max_stage() const;
+  // Rank of each node's cycle within its stage (dense, ties share a rank).
+  std::vector<int> order_in_stage() const;
+};
+
+// Modulo reservation table: one row per issue stream, II columns; a node with issue cost c at
+// cycle t holds columns t..t+c-1 (mod II) of its stream's row. NONE / zero-issue nodes hold none.
+class Mrt {
+ public:
+  Mrt(const ddg::Ddg& g, int64_t ii);
+  bool reserves(int n) const { return row_[n] >= 0 && issue_[n] > 0; }
+  bool fits(int n, int64_t t) const;                   // every column free (or already n's)
+  std::vector<int> conflicts(int n, int64_t t) const;  // distinct occupants in n's columns
+  void place(int n, int64_t t);
+  void remove(int n, int64_t t);
+  int64_t ii() const { return ii_; }
+
+ private:
+  int64_t ii_;
+  std::vector<int> row_;
+  std::vector<int64_t> issue_;
+  std::vector<std::vector<int>> table_;
+};
+
+// Shifts all cycles so that the smallest is 0 (keeps every modulo relation intact).
+void normalize(Schedule& s);
+
+// Keeps every node's reservation-table column (cycle mod II) and moves each node to the
+// earliest cycle in that column the dependences allow (the least solution, reached by monotone
+// relaxation from the columns themselves). Never raises a cycle, so a valid schedule stays
+// valid; it removes the empty stages a heuristic leaves, shortening lifetimes and stage count.
+void compact(const ddg::Ddg& g, Schedule& s);
+
+}  // namespace sched2cu::sched

@@ -1,0 +1,293 @@
+// Unit tests of the scheduler core on synthetic graphs: MII on graphs with known answers, the
+// validator rejecting broken schedules, IMS and the exact method agreeing, ring depths from
+// lifetimes, and the SMEM budget cut re-deriving II. Every schedule produced here also goes
+// through the validator.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/sched/buffers.h"
+#include "sched2cu/sched/exact.h"
+#include "sched2cu/sched/ims.h"
+#include "sched2cu/sched/mii.h"
+#include "sched2cu/sched/partition.h"
+#include "sched2cu/sched/plan.h"
+#include "sched2cu/sched/validate.h"
+
+using namespace sched2cu;
+using namespace sched2cu::ddg;
+using namespace sched2cu::sched;
+
+namespace {
+
+Node mk(const std::string& name, Pipe pipe, const std::string& stream, int64_t lat, int64_t issue,
+        int64_t occ, int64_t tail = -1) {
+  Node n;
+  n.name = name;
+  n.pipe = pipe;
+  n.stream = stream;
+  n.latency = lat;
+  n.latency_tail = tail < 0 ? lat : tail;
+  n.issue = issue;
+  n.occupancy = occ;
+  return n;
+}
+
+// The case1 shape: A and B TMA loads, their local_allocs, one wgmma accumulating into itself.
+Ddg gemm(int64_t tail = 2000) {
+  Ddg g;
+  int a = g.add_node(mk("loadA", Pipe::TMA, "producer", 614, 30, 256, tail));
+  int aa = g.add_node(mk("allocA", Pipe::NONE, "none", 0, 0, 0));
+  int b = g.add_node(mk("loadB", Pipe::TMA, "producer", 678, 30, 512, tail + 64));
+  int bb = g.add_node(mk("allocB", Pipe::NONE, "none", 0, 0, 0));
+  int m = g.add_node(mk("mma", Pipe::TC, "consumer", 1120, 30, 1024));
+  g.add_edge(a, aa, 614, 0);
+  g.add_edge(b, bb, 678, 0);
+  g.add_edge(aa, m, 0, 0);
+  g.add_edge(bb, m, 0, 0);
+  g.add_edge(m, m, 1024, 1);  // accumulator chain: occupancy, not latency
+  g.rings.push_back({a, aa, {m}, 16384, {128, 64}, "f16", 0});
+  g.rings.push_back({b, bb, {m}, 32768, {64, 256}, "f16", 0});
+  return g;
+}
+
+Ddg random_graph(std::mt19937& rng, int n) {
+  Ddg g;
+  std::uniform_int_distribution<int> lat(0, 40), iss(0, 6), st(0, 2);
+  const char* streams[] = {"producer", "consumer", "none"};
+  for (int i = 0; i < n; ++i) {
+    int s = st(rng);
+    int64_t is = s == 2 ? 0 : iss(rng);
+    g.add_node(mk("n" + std::to_string(i), s == 2 ? Pipe::NONE : Pipe::CUDA, streams[s], lat(rng),
+                  is, is));
+  }
+  std::uniform_int_distribution<int> pick(0, n - 1), coin(0, 3);
+  for (int i = 1; i < n; ++i) {
+    int j = std::uniform_int_distribution<int>(0, i - 1)(rng);
+    g.add_edge(j, i, g.nodes[j].latency, 0);
+    if (coin(rng) == 0) g.add_edge(i, j, lat(rng) / 4, 1 + coin(rng) % 2);  // recurrence
+  }
+  return g;
+}
+
+}  // namespace
+
+TEST(Mii, GemmIsTensorCoreBound) {
+  auto m = compute_mii(gemm());
+  EXPECT_EQ(m.engine, 1024);
+  EXPECT_EQ(m.engine_pipe, "TC");
+  EXPECT_EQ(m.issue, 60);  // two 30-cycle TMA issues on the producer stream
+  EXPECT_EQ(m.rec, 1024);
+  EXPECT_EQ(m.mii, 1024);
+}
+
+TEST(Mii, RecurrencesWithOneAndSeveralBackEdges) {
+  Ddg g;
+  for (int i = 0; i < 3; ++i) g.add_node(mk("x", Pipe::NONE, "none", 0, 0, 0));
+  g.add_edge(0, 1, 10, 0);
+  g.add_edge(1, 0, 5, 1);
+  EXPECT_EQ(compute_mii(g).rec, 15);
+  g.edges.back().distance = 2;
+  EXPECT_EQ(compute_mii(g).rec, 8);  // ceil(15 / 2)
+  // A circuit through two back edges: 1 -> 2 (d 1), 2 -> 0 (d 1): (10 + 7 + 9) / 2 = 13.
+  g.edges.pop_back();
+  g.add_edge(1, 2, 7, 1);
+  g.add_edge(2, 0, 9, 1);
+  EXPECT_EQ(compute_mii(g).rec, 13);
+  // The engine bound uses occupancy only, the issue bound issue cost only.
+  Ddg h;
+  h.add_node(mk("a", Pipe::SFU, "consumer", 500, 7, 300));
+  h.add_node(mk("b", Pipe::SFU, "consumer", 500, 9, 200));
+  auto m = compute_mii(h);
+  EXPECT_EQ(m.engine, 500);
+  EXPECT_EQ(m.issue, 16);
+  EXPECT_EQ(m.rec, 0);
+  EXPECT_EQ(m.mii, 500);
+}
+
+TEST(Mii, ZeroDistanceCircuitIsAnError) {
+  Ddg g;
+  g.add_node(mk("a", Pipe::NONE, "none", 0, 0, 0));
+  g.add_node(mk("b", Pipe::NONE, "none", 0, 0, 0));
+  g.add_edge(0, 1, 3, 0);
+  g.add_edge(1, 0, 3, 0);
+  EXPECT_THROW(compute_mii(g), Error);
+}
+
+TEST(Validator, AcceptsImsAndRejectsBrokenSchedules) {
+  Ddg g = gemm();
+  Schedule s = ims(g, 1024, 2048, 16);
+  EXPECT_EQ(s.ii, 1024);
+  EXPECT_TRUE(check_schedule(g, s).empty());
+  // A violated dependence: the MMA before its B tile arrives.
+  Schedule bad = s;
+  bad.cycle[4] = bad.cycle[2] + 100;
+  auto v = check_schedule(g, bad);
+  ASSERT_FALSE(v.empty());
+  EXPECT_NE(v[0].find("dependence"), std::string::npos);
+  EXPECT_THROW(validate_schedule(g, bad, "test"), Error);
+  // An overbooked stream column: both loads issue in the same cycle (mod II).
+  Schedule clash = s;
+  clash.cycle[2] = clash.cycle[0] + 1024;
+  clash.cycle[3] = clash.cycle[2] + 678;
+  clash.cycle[4] = std::max(clash.cycle[4], clash.cycle[3]);
+  bool overbooked = false;
+  for (const auto& l : check_schedule(g, clash))
+    overbooked |= l.find("overbooked") != std::string::npos;
+  EXPECT_TRUE(overbooked);
+  // An II below the engine bound overbooks the tensor core.
+  Schedule fast = s;
+  fast.ii = 1000;
+  bool tc = false;
+  for (const auto& l : check_schedule(g, fast)) tc |= l.find("pipeline TC") != std::string::npos;
+  EXPECT_TRUE(tc);
+  // A loop-carried dependence checked with its distance.
+  Schedule neg = s;
+  neg.cycle[0] = -1;
+  EXPECT_FALSE(check_schedule(g, neg).empty());
+}
+
+TEST(Ims, ReachesMiiAndIsDeterministic) {
+  Ddg g = gemm();
+  Schedule a = ims(g, 1024, 4096, 16), b = ims(g, 1024, 4096, 16);
+  EXPECT_EQ(a.cycle, b.cycle);
+  EXPECT_EQ(a.ii, 1024);
+  EXPECT_EQ(a.cycle[2], 0);    // B first: the taller path (678 + 1120)
+  EXPECT_EQ(a.cycle[0], 30);   // A right after B's issue on the producer stream
+  EXPECT_EQ(a.cycle[4], 678);  // MMA when B lands (A landed at 644)
+  EXPECT_EQ(a.max_stage(), 0);
+}
+
+TEST(Exact, AgreesWithImsOnRandomGraphs) {
+  std::mt19937 rng(7);
+  int improved = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    Ddg g = random_graph(rng, 6 + trial % 8);
+    Mii m = compute_mii(g);
+    Schedule h = ims(g, m.mii, m.mii * 4 + 64, 16);
+    ASSERT_TRUE(check_schedule(g, h).empty());
+    // At the heuristic's II the exact search must find a schedule too.
+    bool to = false;
+    int64_t exp = 0;
+    auto e = exact_at(g, h.ii, INT64_MAX, to, exp);
+    ASSERT_TRUE(e.has_value()) << "trial " << trial << " II " << h.ii;
+    EXPECT_TRUE(check_schedule(g, *e).empty());
+    auto r = exact_improve(g, m.mii, h, 2000);
+    if (r.better) {
+      ++improved;
+      EXPECT_LT(r.better->ii, h.ii);
+      EXPECT_GE(r.better->ii, m.mii);
+      EXPECT_TRUE(check_schedule(g, *r.better).empty());
+    } else {
+      EXPECT_TRUE(r.status == "mii" || r.status == "exhausted") << r.status;
+    }
+  }
+  (void)improved;
+}
+
+TEST(Exact, FindsThePackingGreedyPlacementMisses) {
+  // One stream, II = issue sum = 10 (3 + 3 + 4): only a perfect packing works. The chain forces
+  // x before y before z, and y's earliest start (5) leaves holes z (issue 4) cannot use.
+  Ddg g;
+  g.add_node(mk("x", Pipe::CUDA, "consumer", 5, 3, 3));
+  g.add_node(mk("y", Pipe::CUDA, "consumer", 1, 3, 3));
+  g.add_node(mk("z", Pipe::CUDA, "consumer", 1, 4, 4));
+  g.add_edge(0, 1, 5, 0);
+  g.add_edge(1, 2, 1, 0);
+  g.add_edge(2, 0, 0, 2);
+  Mii m = compute_mii(g);
+  EXPECT_EQ(m.mii, 10);
+  bool to = false;
+  int64_t exp = 0;
+  auto e = exact_at(g, 10, INT64_MAX, to, exp);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_TRUE(check_schedule(g, *e).empty());
+  // Nothing fits below the issue bound: the search exhausts and proves it.
+  auto none = exact_at(g, 9, INT64_MAX, to, exp);
+  EXPECT_FALSE(none.has_value());
+  EXPECT_FALSE(to);
+}
+
+TEST(Buffers, DepthFromLifetimesSharedByCoConsumedRings) {
+  Ddg g = gemm();
+  Schedule s = ims(g, 1024, 4096, 16);
+  auto r = ring_depths(g, s, /*use_tail=*/false, 8);
+  // A: issue 30 -> MMA completes at 678 + 1120 = 1798: floor(1768/1024)+1 = 2; B shares it.
+  EXPECT_EQ(r[0].live_start, 30);
+  EXPECT_EQ(r[0].live_end, 1798);
+  EXPECT_EQ(r[0].nominal, 2);
+  EXPECT_EQ(r[1].depth, r[0].depth);
+  // With the loaded tail latency (+1386 for both): A spans 1768 + 1386 = 3154 -> 4.
+  auto t = ring_depths(g, s, true, 8);
+  EXPECT_EQ(t[0].tail, 4);
+  EXPECT_EQ(t[0].depth, 4);
+  EXPECT_EQ(t[1].depth, 4);
+  EXPECT_EQ(ring_depth_for(1023, 1024), 1);
+  EXPECT_EQ(ring_depth_for(1024, 1024), 2);
+}
+
+TEST(Buffers, BudgetCutsTailSlackFirstThenRederivesIi) {
+  Ddg g = gemm();
+  Options o;
+  // Plenty of room: the tail depth 4 is granted (4 * 48 KiB + barriers).
+  auto full = plan_loop(g, o, 232448, 8);
+  EXPECT_EQ(full.sched.ii, 1024);
+  EXPECT_EQ(full.rings[0].depth, 4);
+  EXPECT_FALSE(full.budget_cut);
+  // 3 slots fit: cut inside the tail slack, II unchanged.
+  auto three = plan_loop(g, o, 3 * 49152 + 64, 8);
+  EXPECT_EQ(three.rings[0].depth, 3);
+  EXPECT_TRUE(three.budget_cut);
+  EXPECT_EQ(three.sched.ii, 1024);
+  // Only one slot fits: below the nominal depth 2, so II must grow until the span fits.
+  auto one = plan_loop(g, o, 49152 + 16, 8);
+  EXPECT_EQ(one.rings[0].depth, 1);
+  EXPECT_GT(one.sched.ii, 1024);
+  EXPECT_LE(ring_depth_for(one.rings[0].live_end - one.rings[0].live_start, one.sched.ii), 1);
+  EXPECT_TRUE(check_schedule(g, one.sched).empty());
+  // Nothing fits at all: an error, never a silent overflow.
+  EXPECT_THROW(plan_loop(g, o, 1000, 8), Error);
+}
+
+TEST(Partition, CooperativeConsumersAndRegisterAllotment) {
+  Ddg g = gemm();
+  Budgets b;
+  b.regs_per_sm = 65536;
+  b.max_regs_per_thread = 255;
+  PartitionInput in;
+  in.num_warps = 8;
+  in.tile_rows = 128;
+  in.acc_regs = 128 * 256;  // f32 accumulator
+  in.overhead_regs = 24;
+  auto p = partition(g, in, b);
+  ASSERT_EQ(p.roles.size(), 2u);
+  EXPECT_EQ(p.warpgroups, 3);
+  EXPECT_EQ(p.roles[0].regs, 40);
+  EXPECT_EQ(p.roles[1].regs, 232);  // (512 - 40) / 2 = 236 -> 232
+  EXPECT_EQ(p.roles[1].wgs, 2);
+  EXPECT_EQ(p.roles[1].split_dim, 0);
+  EXPECT_EQ(p.roles[1].split_parts, 2);
+  EXPECT_EQ(p.roles[1].est_regs, 128 + 24);
+  EXPECT_TRUE(p.warnings.empty());
+  EXPECT_EQ(p.node_role, (std::vector<int>{0, 0, 0, 0, 1}));
+  in.num_warps = 4;
+  auto q = partition(g, in, b);
+  EXPECT_EQ(q.roles[1].regs, 248);
+  EXPECT_EQ(q.roles[1].split_parts, 1);
+  EXPECT_FALSE(q.warnings.empty());  // 256 + 24 registers do not fit one warpgroup
+}
+
+TEST(Compact, RemovesEmptyStagesAndKeepsColumns) {
+  Ddg g = gemm();
+  Schedule s = ims(g, 1024, 4096, 16);
+  Schedule late = s;
+  late.cycle[4] += 2 * 1024;  // the MMA two stages later: still valid, same column
+  late.cycle[1] += 1024;
+  ASSERT_TRUE(check_schedule(g, late).empty());
+  EXPECT_EQ(late.max_stage(), 2);
+  compact(g, late);
+  EXPECT_TRUE(check_schedule(g, late).empty());
+  EXPECT_EQ(late.cycle, s.cycle);
+  EXPECT_EQ(late.max_stage(), 0);
+}

@@ -53,6 +53,9 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
   sub->add_flag("!--no-tail-depth", so.tail_depth,
                 "size rings on mean latency only (no tail-latency slack)");
   sub->add_option("--grid", a->grid, "launch grid X,Y,Z (overrides the derived one)");
+  sub->add_option("--raster-group", a->o.raster_group,
+                  "CTA rasterization group of a 2D grid (0 = launch the grid as is)")
+      ->capture_default_str();
   sub->add_flag("--report", a->report, "print II, MII, optimality, stages, depths, partition");
   return std::function<int()>([a]() {
     a->o.grid = split_commas(a->grid);

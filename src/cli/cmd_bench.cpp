@@ -1,0 +1,18 @@
+// `sched2cu bench [--cases a,b]`: absolute throughput of generated, handwritten and vendor
+// (cuBLAS) kernels per shape, with ratios. Only parses flags.
+#include <memory>
+
+#include "command_registry.h"
+#include "sched2cu/harness/cli_args.h"
+
+namespace {
+
+sched2cu::cli::Registrar reg("bench", 80, [](CLI::App& app) {
+  auto a = std::make_shared<sched2cu::harness::CliArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "bench", "Throughput of generated, handwritten and vendor kernels per case and shape");
+  a->add_common(sub, /*gpu=*/true);
+  return std::function<int()>([a]() { return sched2cu::harness::run_bench(a->options()); });
+});
+
+}  // namespace

@@ -1,0 +1,185 @@
+// `sched2cu check` (correctness only, non-zero exit on any failure), `sched2cu bench` (absolute
+// throughput of generated, hand-written and vendor kernels with ratios) and `sched2cu list`
+// (what each case holds; no GPU).
+#include <cstdio>
+
+#include "sched2cu/harness/runner.h"
+#include "sched2cu/harness/table.h"
+
+namespace sched2cu::harness {
+
+using nlohmann::json;
+
+namespace {
+
+std::string hw_check_cell(const Measurement& m) {
+  if (!m.error.empty()) return "(error: " + m.error + ")";
+  std::vector<std::string> failed;
+  for (auto& s : m.shapes) {
+    if (!s.hw_ok) failed.push_back(s.label);
+  }
+  if (failed.empty()) return "ok";
+  std::string r = "FAIL (";
+  for (size_t i = 0; i < failed.size(); ++i) r += (i ? ", " : "") + failed[i];
+  return r + ")";
+}
+
+bool any_fail(const Measurement& m, bool gen, bool hw) {
+  if (!m.error.empty()) return true;
+  for (auto& s : m.shapes) {
+    if ((gen && !s.ok) || (hw && !s.hw_ok)) return true;
+  }
+  return false;
+}
+
+json rows_json(const char* command, const std::vector<CaseRow>& rows,
+               const std::vector<std::string>& header, const json& device) {
+  json cases = json::array();
+  for (auto& r : rows) {
+    json c = {{"case", r.name}, {"failed", r.failed}, {"cells", json::object()}};
+    for (size_t i = 1; i < header.size() && i < r.cells.size(); ++i)
+      c["cells"][header[i]] = r.cells[i];
+    if (r.m) c["result"] = r.m->error.empty() ? r.m->raw : json{{"error", r.m->error}};
+    cases.push_back(c);
+  }
+  return {{"command", command}, {"device", device}, {"cases", cases}};
+}
+
+Table to_table(const std::vector<std::string>& header, const std::vector<CaseRow>& rows) {
+  Table t;
+  t.header = header;
+  for (auto& r : rows) t.rows.push_back(r.cells);
+  return t;
+}
+
+}  // namespace
+
+std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure) {
+  std::vector<CaseRow> rows;
+  auto names = select_cases(opt.examples, opt.cases_arg);
+  size_t k = 0;
+  for (auto& name : names) {
+    std::fprintf(stderr, "[%zu/%zu] %s\n", ++k, names.size(), name.c_str());
+    CaseFiles c = inspect_case(opt.examples, name);
+    CaseRow r;
+    r.name = name;
+    if (!c.exists) {
+      r.cells = {name, "(no such case dir)", "(no such case dir)"};
+      r.failed = true;
+    } else if (!c.spec) {
+      r.cells = {name, "(no bench_spec)", "(no bench_spec)"};
+    } else if (!c.generated && !c.handwritten) {
+      r.cells = {name, "(no generated.cu)", "-"};
+    } else {
+      r.m =
+          measure(c, c.generated ? c.dir / "generated.cu" : std::filesystem::path(), "check", name);
+      std::string gen = c.generated ? check_cell(*r.m) : "(no generated.cu)";
+      std::string hw = c.handwritten ? hw_check_cell(*r.m) : "-";
+      if (!c.generated && !r.m->error.empty()) gen = "(error: " + r.m->error + ")";
+      r.cells = {name, gen, hw};
+      r.failed = any_fail(*r.m, c.generated, c.handwritten);
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure) {
+  std::vector<CaseRow> rows;
+  auto names = select_cases(opt.examples, opt.cases_arg);
+  size_t k = 0;
+  for (auto& name : names) {
+    std::fprintf(stderr, "[%zu/%zu] %s\n", ++k, names.size(), name.c_str());
+    CaseFiles c = inspect_case(opt.examples, name);
+    CaseRow r;
+    r.name = name;
+    auto fill = [&](const std::string& cell) {
+      r.cells = {name, "-", cell, cell, cell, "-", "-", "-"};
+    };
+    if (!c.exists) {
+      fill("(no such case dir)");
+    } else if (!c.spec) {
+      fill("(no bench_spec)");
+    } else {
+      r.m =
+          measure(c, c.generated ? c.dir / "generated.cu" : std::filesystem::path(), "bench", name);
+      const Measurement& m = *r.m;
+      std::string shapes;
+      for (size_t i = 0; i < m.shapes.size(); ++i) shapes += (i ? ", " : "") + m.shapes[i].label;
+      if (!m.error.empty()) {
+        fill("(error: " + m.error + ")");
+        r.cells[3] = r.cells[4] = "-";
+      } else {
+        r.cells = {name,
+                   shapes.empty() ? "-" : shapes,
+                   c.generated ? bench_cell(m, "gen") : "(no generated.cu)",
+                   c.handwritten ? bench_cell(m, "hw") : "-",
+                   bench_cell(m, "vendor"),
+                   bench_ratio_cell(m, "gen", "hw"),
+                   bench_ratio_cell(m, "gen", "vendor"),
+                   bench_ratio_cell(m, "hw", "vendor")};
+      }
+      r.failed = any_fail(m, c.generated, c.handwritten);
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+int run_check(const RunOptions& opt) {
+  GpuMeasurer gpu(opt);
+  auto rows = check_rows(opt, std::ref(gpu));
+  std::vector<std::string> header = {"case", "generated", "handwritten"};
+  std::fputs(render_table(to_table(header, rows), false).c_str(), stdout);
+  int failed = 0;
+  for (auto& r : rows) failed += r.failed;
+  std::printf("\n%d of %zu case(s) failed\n", failed, rows.size());
+  std::fflush(stdout);
+  if (!opt.json_path.empty())
+    write_json(opt.json_path, rows_json("check", rows, header, gpu.device()));
+  return failed ? 1 : 0;
+}
+
+int run_bench(const RunOptions& opt) {
+  GpuMeasurer gpu(opt);
+  auto rows = bench_rows(opt, std::ref(gpu));
+  std::vector<std::string> header = {"case",   "shapes", "generated",  "handwritten",
+                                     "vendor", "gen/hw", "gen/vendor", "hw/vendor"};
+  std::fputs(render_table(to_table(header, rows), false).c_str(), stdout);
+  std::printf(
+      "\nthroughput per shape (median of do_bench-style timings, L2 flushed before each call);\n"
+      "FAIL after a figure = that kernel failed its correctness check at that shape.\n");
+  std::fflush(stdout);
+  if (!opt.json_path.empty())
+    write_json(opt.json_path, rows_json("bench", rows, header, gpu.device()));
+  return 0;
+}
+
+int run_list(const RunOptions& opt) {
+  std::vector<std::string> header = {
+      "case",         "kernel.py",      "pre_modulo.ttgir", "schedule_graph.json",
+      "generated.cu", "handwritten.cu", "bench_spec.cpp",   "README.md"};
+  Table t;
+  t.header = header;
+  json cases = json::array();
+  for (auto& name : select_cases(opt.examples, opt.cases_arg)) {
+    CaseFiles c = inspect_case(opt.examples, name);
+    auto yn = [&](bool b) { return c.exists ? (b ? "yes" : "-") : "(no such case dir)"; };
+    t.rows.push_back({name, yn(c.kernel_py), yn(c.ttgir), yn(c.graph), yn(c.generated),
+                      yn(c.handwritten), yn(c.spec), yn(c.readme)});
+    cases.push_back({{"case", name},
+                     {"exists", c.exists},
+                     {"kernel_py", c.kernel_py},
+                     {"pre_modulo_ttgir", c.ttgir},
+                     {"schedule_graph_json", c.graph},
+                     {"generated_cu", c.generated},
+                     {"handwritten_cu", c.handwritten},
+                     {"bench_spec_cpp", c.spec},
+                     {"readme", c.readme}});
+  }
+  std::fputs(render_table(t, false).c_str(), stdout);
+  if (!opt.json_path.empty()) write_json(opt.json_path, {{"command", "list"}, {"cases", cases}});
+  return 0;
+}
+
+}  // namespace sched2cu::harness

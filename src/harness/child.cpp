@@ -1,0 +1,41 @@
+// Measurement child runner (see child.h).
+#include "sched2cu/harness/child.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::harness {
+
+Measurement run_measure_child(std::vector<std::string> argv, double timeout_s) {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  std::string path = dir + "/sched2cu-measure-XXXXXX.json";
+  int fd = mkstemps(path.data(), 5);
+  if (fd < 0) throw Error("cannot create a temporary result file in " + dir);
+  close(fd);
+  argv.push_back("--out");
+  argv.push_back(path);
+  ProcOptions o;
+  o.timeout_s = timeout_s;
+  o.capture_stdout = false;
+  o.stdout_to_stderr = true;
+  o.capture_stderr = false;
+  ProcResult p = run_process(argv, o);
+  std::string text;
+  {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    text = ss.str();
+  }
+  std::remove(path.c_str());
+  return interpret_child(text, p);
+}
+
+}  // namespace sched2cu::harness

@@ -1,0 +1,159 @@
+// `sched2cu compare`: per case, the revision's generated.cu against the working tree's, both
+// measured under the current build (spec, hand-written kernel, runtime headers). Implements the
+// identity rule (byte-identical: measured once, "unchanged") and the row rules of DESIGN.md §6.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/harness/git.h"
+#include "sched2cu/harness/runner.h"
+#include "sched2cu/harness/table.h"
+
+namespace sched2cu::harness {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A private temporary directory removed on scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "sched2cu-rev-XXXXXX").string();
+    if (!mkdtemp(t.data())) throw Error("cannot create a temporary directory");
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& measure) {
+  if (!git_is_commit(opt.root, opt.rev)) {
+    throw Error("error: --rev '" + opt.rev + "' is not a commit in this repo");
+  }
+  std::string label = rev_label(opt.rev);
+  std::vector<std::string> names = select_cases(opt.examples, opt.cases_arg);
+  std::vector<CompareRow> rows;
+  size_t k = 0;
+  for (const std::string& name : names) {
+    ++k;
+    std::fprintf(stderr, "[%zu/%zu] %s\n", k, names.size(), name.c_str());
+    CaseFiles c = inspect_case(opt.examples, name);
+    CompareRow row;
+    row.name = name;
+    row.improvement = "-";
+    auto both = [&](const std::string& status, const std::string& cell) {
+      row.status = status;
+      row.left = row.right = cell;
+    };
+    if (!c.exists) {
+      both("no_dir", "(no such case dir)");
+    } else if (!c.spec) {
+      both("no_spec", "(no bench_spec)");
+    } else if (!c.generated) {
+      both("no_generated", "(no generated.cu)");
+    } else {
+      fs::path gen = c.dir / "generated.cu";
+      fs::path real = fs::weakly_canonical(gen);
+      fs::path rel = real.lexically_relative(opt.root);
+      std::optional<std::string> old;
+      if (!rel.empty() && *rel.begin() != "..")
+        old = git_show(opt.root, opt.rev, rel.generic_string());
+      if (!old) {
+        row.status = "not_on_rev";
+        row.left = "(not on " + opt.rev + ")";
+        row.right_m = measure(c, gen, "compare", name + " (branch)");
+        row.right = compare_cell(*row.right_m);
+        row.bold = true;
+      } else if (*old == read_bytes(gen)) {
+        row.status = "unchanged";
+        row.left_m = measure(c, gen, "compare", name);
+        row.left = compare_cell(*row.left_m);
+        row.right = "unchanged";
+      } else {
+        row.status = "changed";
+        TempDir tmp;
+        fs::path old_path = tmp.path / "generated.cu";
+        {
+          std::ofstream f(old_path, std::ios::binary);
+          f << *old;
+          if (!f) throw Error("cannot write " + old_path.string());
+        }
+        row.left_m = measure(c, old_path, "compare", name + " (" + label + ")");
+        row.right_m = measure(c, gen, "compare", name + " (branch)");
+        row.left = compare_cell(*row.left_m);
+        row.right = compare_cell(*row.right_m);
+        row.improvement = improvement_cell(*row.left_m, *row.right_m);
+        row.bold = true;
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string render_compare(const std::vector<CompareRow>& rows, const std::string& rev,
+                           bool use_bold) {
+  std::string label = rev_label(rev);
+  Table t;
+  t.header = {"case", label + " (gen/hw)", "branch (gen/hw)", "improvement"};
+  for (auto& r : rows) {
+    t.rows.push_back({r.name, r.left, r.right, r.improvement});
+    t.bold.push_back({false, false, r.bold, false});
+  }
+  return render_table(t, use_bold) +
+         "\ncells: per-shape generated/handwritten throughput ratios (raw generated throughput\n"
+         "when the case has no handwritten kernel), in shape order; both columns are built and\n"
+         "run under the current tree (runtime headers, bench_spec.cpp, handwritten.cu); only\n"
+         "generated.cu differs. improvement = branch generated throughput vs " +
+         label + ", per shape;\n'unchanged' = byte-identical generated.cu (measured once).\n";
+}
+
+json compare_json(const std::vector<CompareRow>& rows, const RunOptions& opt, const json& device) {
+  json cases = json::array();
+  for (auto& r : rows) {
+    json c = {{"case", r.name},
+              {"status", r.status},
+              {"cells", {{"left", r.left}, {"right", r.right}, {"improvement", r.improvement}}}};
+    auto side = [](const std::optional<Measurement>& m) {
+      if (!m) return json();
+      if (!m->error.empty()) return json{{"error", m->error}};
+      return m->raw;
+    };
+    c["left"] = side(r.left_m);
+    c["right"] = side(r.right_m);
+    cases.push_back(c);
+  }
+  return {{"command", "compare"},
+          {"rev", opt.rev},
+          {"rev_label", rev_label(opt.rev)},
+          {"device", device},
+          {"cases", cases}};
+}
+
+int run_compare(const RunOptions& opt) {
+  if (!git_is_commit(opt.root, opt.rev)) {
+    std::fprintf(stderr, "error: --rev '%s' is not a commit in this repo\n", opt.rev.c_str());
+    return 2;
+  }
+  GpuMeasurer gpu(opt);
+  auto rows = compare_rows(opt, std::ref(gpu));
+  std::fputs(render_compare(rows, opt.rev, stdout_wants_bold()).c_str(), stdout);
+  std::fflush(stdout);
+  if (!opt.json_path.empty()) write_json(opt.json_path, compare_json(rows, opt, gpu.device()));
+  return 0;
+}
+
+}  // namespace sched2cu::harness

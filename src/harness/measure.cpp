@@ -1,0 +1,340 @@
+// The measurement child's work (see measure.h). Host implements the spec API's services over
+// sched2cu_bench. Buffers are freed per shape; any CUDA error ends the measurement with an error
+// naming the kernel and shape, since a sticky fault leaves the context unusable.
+#include "sched2cu/harness/measure.h"
+
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "sched2cu/bench/blas.h"
+#include "sched2cu/bench/cuda_check.h"
+#include "sched2cu/bench/device_ops.h"
+#include "sched2cu/bench/gpu.h"
+#include "sched2cu/bench/kernel_module.h"
+#include "sched2cu/bench/timing.h"
+#include "sched2cu/harness/bench_spec_api.h"
+
+namespace sched2cu::harness {
+
+namespace b = sched2cu::bench;
+namespace sp = sched2cu::spec;
+using nlohmann::json;
+
+static_assert(static_cast<int>(sp::DType::e4m3) == static_cast<int>(b::DType::e4m3) &&
+              static_cast<int>(sp::DType::i32) == static_cast<int>(b::DType::i32));
+
+MeasureMode parse_mode(const std::string& s) {
+  if (s == "check") return MeasureMode::check;
+  if (s == "bench") return MeasureMode::bench;
+  if (s == "compare") return MeasureMode::compare;
+  throw Error("unknown measurement mode '" + s + "'");
+}
+
+const char* mode_name(MeasureMode m) {
+  return m == MeasureMode::check ? "check" : m == MeasureMode::bench ? "bench" : "compare";
+}
+
+namespace {
+
+b::DType bt(sp::DType t) { return static_cast<b::DType>(static_cast<int>(t)); }
+
+class HostImpl final : public sp::Host {
+ public:
+  HostImpl(int sms, b::Blas& blas) : sms_(sms), blas_(blas) {}
+  int sm_count() const override { return sms_; }
+  int fill_normal(const sp::Tensor& t, uint64_t seed, float mean, float sd) override {
+    return guard([&] { b::fill_normal(t.ptr, size_t(t.numel), bt(t.dtype), seed, mean, sd); });
+  }
+  int fill_uniform(const sp::Tensor& t, uint64_t seed, float lo, float hi) override {
+    return guard([&] { b::fill_uniform(t.ptr, size_t(t.numel), bt(t.dtype), seed, lo, hi); });
+  }
+  int fill_value(const sp::Tensor& t, double v) override {
+    return guard([&] { b::fill_value(t.ptr, size_t(t.numel), bt(t.dtype), v); });
+  }
+  int gemm_ref_f32(const sp::Tensor& a, bool at, const sp::Tensor& bm, bool btr,
+                   const sp::Tensor& out, long long M, long long N, long long K) override {
+    if (out.dtype != sp::DType::f32) return fail("gemm_ref_f32: output must be f32");
+    if (a.numel < M * K || bm.numel < K * N || out.numel < M * N)
+      return fail("gemm_ref_f32: a buffer is smaller than the GEMM shape");
+    return guard([&] {
+      blas_.gemm_ref_f32({a.ptr, bt(a.dtype), at}, {bm.ptr, bt(bm.dtype), btr},
+                         static_cast<float*>(out.ptr), M, N, K);
+    });
+  }
+  int vendor_gemm(const sp::Tensor& a, bool at, const sp::Tensor& bm, bool btr,
+                  const sp::Tensor& out, long long M, long long N, long long K) override {
+    int s = blas_.gemm({a.ptr, bt(a.dtype), at}, {bm.ptr, bt(bm.dtype), btr}, out.ptr,
+                       bt(out.dtype), M, N, K);
+    if (s != 0) return fail(("cuBLAS GEMM: " + b::Blas::status_name(s)).c_str());
+    return 0;
+  }
+  int fail(const char* m) override {
+    msg_ = m ? m : "unknown spec error";
+    return 1;
+  }
+  std::string take_message() {
+    std::string m = msg_.empty() ? "the spec reported an error" : msg_;
+    msg_.clear();
+    return m;
+  }
+
+ private:
+  template <class F>
+  int guard(F&& f) {
+    try {
+      f();
+      return 0;
+    } catch (const std::exception& e) {
+      return fail(e.what());
+    }
+  }
+  int sms_;
+  b::Blas& blas_;
+  std::string msg_;
+};
+
+struct DeviceBuffers {
+  std::vector<void*> ptrs;
+  std::vector<sp::Tensor> tensors;
+  DeviceBuffers(const sp::BufferDecl* decl, int n, bool as_f32, bool nan_fill) {
+    for (int i = 0; i < n; ++i) {
+      sp::Tensor t;
+      t.dtype = as_f32 ? sp::DType::f32 : decl[i].dtype;
+      t.numel = decl[i].numel;
+      t.name = decl[i].name;
+      size_t bytes = size_t(t.numel) * sp::dtype_size(t.dtype);
+      void* p = nullptr;
+      b::check_cuda(
+          cudaMalloc(&p, bytes ? bytes : 1),
+          std::string("allocating ") + decl[i].name + " (" + std::to_string(bytes) + " bytes)");
+      ptrs.push_back(p);
+      t.ptr = p;
+      if (nan_fill) b::fill_nan(p, size_t(t.numel), bt(t.dtype));
+      tensors.push_back(t);
+    }
+  }
+  ~DeviceBuffers() {
+    for (void* p : ptrs) cudaFree(p);
+  }
+  const sp::Tensor* data() const { return tensors.empty() ? nullptr : tensors.data(); }
+};
+
+std::string shape_label(const sp::Shape& s) {
+  std::string l;
+  for (int i = 0; i < s.rank; ++i) l += (i ? "x" : "") + std::to_string(s.d[i]);
+  return l;
+}
+
+json rel_json(double v) { return std::isnan(v) ? json() : json(v); }
+
+json timing_json(const b::TimingStats& t, const sp::Metric& m) {
+  return {{"median_ms", t.median_ms},
+          {"min_ms", t.min_ms},
+          {"max_ms", t.max_ms},
+          {"count", t.count},
+          {"warmup", t.warmup},
+          {"estimate_ms", t.estimate_ms},
+          {"throughput", m.work / (t.median_ms * 1e-3) / m.scale}};
+}
+
+void progress(const MeasureRequest& req, const std::string& msg) {
+  std::fprintf(stderr, "  %s%s\n", req.label.empty() ? "" : (req.label + ": ").c_str(),
+               msg.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+json probe_device() {
+  try {
+    b::DeviceInfo d = b::query_device();
+    return {{"name", d.name},
+            {"cc", std::to_string(d.major) + "." + std::to_string(d.minor)},
+            {"major", d.major},
+            {"minor", d.minor},
+            {"sm_count", d.sm_count},
+            {"pci_bus_id", d.pci_bus_id},
+            {"memory_bytes", d.memory_bytes}};
+  } catch (const std::exception& e) {
+    return {{"error", e.what()}};
+  }
+}
+
+json run_measurement(const MeasureRequest& req) {
+  json out;
+  std::string where = "setup";
+  try {
+    b::DeviceInfo dev = b::query_device();
+    b::require_hopper(dev);
+    out["device"] = {{"name", dev.name},
+                     {"cc", std::to_string(dev.major) + "." + std::to_string(dev.minor)},
+                     {"sm_count", dev.sm_count}};
+    out["mode"] = mode_name(req.mode);
+    out["seed"] = req.seed;
+
+    std::string spec_path = std::filesystem::absolute(req.spec_so).string();
+    void* lib = dlopen(spec_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) throw Error(std::string("cannot load the bench spec: ") + dlerror());
+    auto ver =
+        reinterpret_cast<int (*)()>(b::load_symbol(lib, "sched2cu_spec_api_version", req.spec_so));
+    if (ver() != SCHED2CU_SPEC_API_VERSION) {
+      throw Error("bench spec built for spec API version " + std::to_string(ver()) +
+                  ", the harness speaks " + std::to_string(SCHED2CU_SPEC_API_VERSION));
+    }
+    auto create = reinterpret_cast<sp::BenchSpec* (*)()>(
+        b::load_symbol(lib, "sched2cu_spec_create", req.spec_so));
+    std::unique_ptr<sp::BenchSpec> spec(create());
+    if (!spec) throw Error("the bench spec factory returned null");
+
+    std::unique_ptr<b::KernelModule> gen, hw;
+    where = "loading generated.cu";
+    if (!req.gen_so.empty()) gen = std::make_unique<b::KernelModule>(req.gen_so);
+    where = "loading handwritten.cu";
+    if (!req.hw_so.empty()) hw = std::make_unique<b::KernelModule>(req.hw_so);
+    bool timing = req.mode != MeasureMode::check;
+    bool want_vendor = req.mode == MeasureMode::bench && spec->has_vendor();
+    out["has_generated"] = bool(gen);
+    out["has_hw"] = bool(hw);
+    out["vendor_name"] = want_vendor ? spec->vendor_name() : "";
+    out["tol"] = spec->tolerance();
+
+    b::Blas blas;
+    HostImpl host(dev.sm_count, blas);
+    b::BenchOptions bo;
+    bo.warmup_ms = req.warmup_ms;
+    bo.rep_ms = req.rep_ms;
+    auto spec_call = [&](int rc, const std::string& what) {
+      if (rc != 0) throw Error(what + ": " + host.take_message());
+    };
+
+    json shapes = json::array();
+    int nshapes = spec->num_shapes();
+    for (int si = 0; si < nshapes; ++si) {
+      sp::Shape s = spec->shape(si);
+      std::string label = shape_label(s);
+      where = "shape " + label;
+      sp::Metric metric = spec->metric(s);
+      sp::Layout layout;
+      spec->declare(s, layout);
+      if (layout.n_outputs == 0) throw Error("the spec declares no outputs for " + label);
+      DeviceBuffers in(layout.inputs, layout.n_inputs, false, false);
+      DeviceBuffers ref(layout.outputs, layout.n_outputs, true, true);
+      std::unique_ptr<DeviceBuffers> gout, hout, vout;
+      uint64_t seed = req.seed * 1000003ull + uint64_t(si);
+      spec_call(spec->init_inputs(s, in.data(), seed, host), "init_inputs at " + label);
+      spec_call(spec->reference(s, in.data(), ref.data(), host), "reference at " + label);
+      b::check_cuda(cudaDeviceSynchronize(), "reference at " + label);
+
+      auto launcher = [&](b::KernelModule& k, DeviceBuffers& o, const char* who) {
+        auto args = std::make_shared<sp::ArgList>();
+        spec_call(spec->kernel_args(s, in.data(), o.data(), *args), std::string(who) + " args");
+        if (args->n >= sp::kMaxArgs) throw Error("too many kernel arguments");
+        return [&k, args] { return k.launch(args->a, args->n, nullptr); };
+      };
+      auto run_once = [&](const std::function<int()>& fn, const std::string& who) {
+        int rc = fn();
+        if (rc != 0)
+          throw Error(who + " launch at " + label + " returned " + b::cuda_error_name(rc));
+        b::check_cuda(cudaDeviceSynchronize(), who + " at " + label);
+      };
+      json outputs = json::array();
+      bool ok = true, hw_ok = true, vendor_ok = true;
+      std::function<int()> gen_fn, hw_fn, vendor_fn;
+      if (gen) {
+        gout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
+        gen_fn = launcher(*gen, *gout, "generated");
+        run_once(gen_fn, "generated");
+      }
+      if (hw) {
+        hout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
+        hw_fn = launcher(*hw, *hout, "handwritten");
+        run_once(hw_fn, "handwritten");
+      }
+      if (want_vendor) {
+        vout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
+        vendor_fn = [&, vo = vout.get()] {
+          int rc = spec->vendor(s, in.data(), vo->data(), host);
+          return rc == 0 ? 0 : static_cast<int>(cudaErrorUnknown);
+        };
+        int rc = spec->vendor(s, in.data(), vout->data(), host);
+        spec_call(rc, "vendor at " + label);
+        b::check_cuda(cudaDeviceSynchronize(), "vendor at " + label);
+      }
+      for (int oi = 0; oi < layout.n_outputs; ++oi) {
+        const sp::BufferDecl& d = layout.outputs[oi];
+        double tol = d.tol > 0 ? d.tol : spec->tolerance();
+        size_t n = size_t(d.numel);
+        json o = {{"name", d.name}, {"tol", tol}};
+        b::RelError rr = b::rel_error(ref.ptrs[oi], b::DType::f32, ref.ptrs[oi], b::DType::f32, n);
+        if (rr.nan_b)
+          throw Error(std::string("the reference of ") + d.name + " has NaN at " + label);
+        if (gen) {
+          b::RelError e = b::rel_error(gout->ptrs[oi], bt(d.dtype), ref.ptrs[oi], b::DType::f32, n);
+          o["rel_ref"] = rel_json(e.rel);
+          o["nan"] = e.nan_a;
+          ok &= e.nan_a == 0 && e.rel <= tol;
+        }
+        if (hw) {
+          b::RelError e = b::rel_error(hout->ptrs[oi], bt(d.dtype), ref.ptrs[oi], b::DType::f32, n);
+          o["rel_hw_vs_ref"] = rel_json(e.rel);
+          o["hw_nan"] = e.nan_a;
+          hw_ok &= e.nan_a == 0 && e.rel <= tol;
+          if (gen) {
+            b::RelError g =
+                b::rel_error(gout->ptrs[oi], bt(d.dtype), hout->ptrs[oi], bt(d.dtype), n);
+            o["rel_gen_vs_hw"] = rel_json(g.rel);
+            ok &= g.rel <= tol;  // NaN compares false: a NaN anywhere fails
+          }
+        }
+        if (vout) {
+          b::RelError e = b::rel_error(vout->ptrs[oi], bt(d.dtype), ref.ptrs[oi], b::DType::f32, n);
+          o["rel_vendor_vs_ref"] = rel_json(e.rel);
+          vendor_ok &= e.nan_a == 0 && e.rel <= tol;
+        }
+        outputs.push_back(o);
+      }
+      json js = {{"shape", std::vector<long long>(s.d, s.d + s.rank)},
+                 {"label", label},
+                 {"unit", metric.unit},
+                 {"work", metric.work},
+                 {"scale", metric.scale},
+                 {"outputs", outputs},
+                 {"ok", ok},
+                 {"hw_ok", hw ? hw_ok : true},
+                 {"vendor_ok", vendor_ok}};
+      progress(req,
+               label + (gen ? (ok ? ": generated correct" : ": generated FAILS its check") : "") +
+                   (hw ? (hw_ok ? ", handwritten correct" : ", handwritten FAILS its check") : ""));
+      if (timing) {
+        // Hand-written first, then generated, then the vendor: each on its own buffers.
+        if (hw) {
+          where = "timing handwritten at " + label;
+          js["hw"] = timing_json(b::do_bench(hw_fn, bo), metric);
+        }
+        if (gen) {
+          where = "timing generated at " + label;
+          js["gen"] = timing_json(b::do_bench(gen_fn, bo), metric);
+        }
+        if (vendor_fn) {
+          where = "timing " + std::string(spec->vendor_name()) + " at " + label;
+          js["vendor"] = timing_json(b::do_bench(vendor_fn, bo), metric);
+        }
+      }
+      shapes.push_back(js);
+    }
+    out["shapes"] = shapes;
+    b::release_flush_buffer();
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    if (msg.find(" at ") == std::string::npos && where != "setup") msg = where + ": " + msg;
+    return {{"error", msg}};
+  }
+  return out;
+}
+
+}  // namespace sched2cu::harness

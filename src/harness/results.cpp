@@ -1,0 +1,216 @@
+// Measurement parsing and cell formatting (see results.h).
+#include "sched2cu/harness/results.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace sched2cu::harness {
+
+using nlohmann::json;
+
+std::string one_line(const std::string& msg, size_t max) {
+  std::string s;
+  bool space = false;
+  for (char c : msg) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !s.empty();
+      continue;
+    }
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    if (space) s += ' ';
+    space = false;
+    s += c;
+  }
+  if (s.size() > max) {
+    size_t cut = max > 3 ? max - 3 : 0;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    s = s.substr(0, cut) + "...";
+  }
+  return s;
+}
+
+namespace {
+
+std::optional<KernelTiming> timing(const json& shape, const char* key) {
+  if (!shape.contains(key) || !shape[key].is_object()) return std::nullopt;
+  const json& t = shape[key];
+  KernelTiming k;
+  k.median_ms = t.value("median_ms", 0.0);
+  k.min_ms = t.value("min_ms", 0.0);
+  k.max_ms = t.value("max_ms", 0.0);
+  k.count = t.value("count", 0);
+  k.throughput = t.value("throughput", 0.0);
+  if (!(k.throughput > 0)) return std::nullopt;
+  return k;
+}
+
+std::string fixed(double v, int prec) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", prec, v);
+  return b;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  if (parts.empty()) return "-";
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
+  return s;
+}
+
+}  // namespace
+
+Measurement parse_measurement(const json& j) {
+  Measurement m;
+  m.raw = j;
+  if (j.contains("error") && !j["error"].is_null()) {
+    m.error = one_line(j["error"].get<std::string>());
+    if (m.error.empty()) m.error = "unknown error";
+    return m;
+  }
+  m.has_generated = j.at("has_generated").get<bool>();
+  m.has_hw = j.at("has_hw").get<bool>();
+  m.vendor_name = j.value("vendor_name", "");
+  for (const json& s : j.at("shapes")) {
+    ShapeResult r;
+    r.shape = s.at("shape").get<std::vector<long long>>();
+    r.label = s.value("label", "");
+    r.unit = s.value("unit", "");
+    r.ok = s.at("ok").get<bool>();
+    r.hw_ok = s.value("hw_ok", true);
+    r.vendor_ok = s.value("vendor_ok", true);
+    r.gen = timing(s, "gen");
+    r.hw = timing(s, "hw");
+    r.vendor = timing(s, "vendor");
+    m.shapes.push_back(std::move(r));
+  }
+  return m;
+}
+
+Measurement interpret_child(const std::string& text, const ProcResult& proc) {
+  Measurement m;
+  if (proc.timed_out) {
+    m.error = "measurement " + describe_exit(proc) + " (hung kernel?)";
+    return m;
+  }
+  bool blank = text.find_first_not_of(" \t\r\n") == std::string::npos;
+  if (blank) {
+    m.error = "measurement child " + describe_exit(proc) + " without writing a result";
+    return m;
+  }
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    m.error = "measurement child " + describe_exit(proc) + " and left a truncated result";
+    return m;
+  }
+  try {
+    m = parse_measurement(j);
+  } catch (const std::exception& e) {
+    m = Measurement{};
+    m.raw = j;
+    m.error = one_line(std::string("malformed measurement result: ") + e.what());
+    return m;
+  }
+  if (m.error.empty() && !proc.ok()) {
+    // A complete result but a bad exit (e.g. a crash in teardown): keep the figures, say so.
+    m.error = "measurement child " + describe_exit(proc) + " after writing its result";
+  }
+  return m;
+}
+
+std::string format_throughput(double value, const std::string& unit) {
+  return fixed(value, 0) + " " + unit;
+}
+
+std::string compare_cell(const Measurement& m) {
+  if (!m.error.empty()) return "(error: " + m.error + ")";
+  std::vector<std::string> parts;
+  bool fail = false;
+  for (const ShapeResult& s : m.shapes) {
+    fail |= !s.ok;
+    if (s.gen && s.hw)
+      parts.push_back(fixed(s.gen->throughput / s.hw->throughput, 2) + "x");
+    else if (s.gen)
+      parts.push_back(format_throughput(s.gen->throughput, s.unit));
+    else
+      parts.push_back("?");  // no timing (correctness-only result): shown, never hidden
+  }
+  if (fail) parts.push_back("FAIL");
+  return join(parts);
+}
+
+std::string improvement_cell(const Measurement& left, const Measurement& right) {
+  if (!left.error.empty() || !right.error.empty()) return "-";
+  std::vector<std::string> parts;
+  for (const ShapeResult& r : right.shapes) {
+    const ShapeResult* b = nullptr;
+    for (const ShapeResult& l : left.shapes) {
+      if (l.shape == r.shape) b = &l;
+    }
+    if (!b) {
+      parts.push_back("-");
+    } else if (!(r.ok && b->ok)) {
+      parts.push_back("FAIL");
+    } else if (!b->gen || !r.gen) {
+      parts.push_back("-");
+    } else {
+      double pct = (r.gen->throughput / b->gen->throughput - 1.0) * 100.0;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
+      parts.push_back(buf);
+    }
+  }
+  return join(parts);
+}
+
+std::string check_cell(const Measurement& m) {
+  if (!m.error.empty()) return "(error: " + m.error + ")";
+  if (m.shapes.empty()) return "-";
+  std::vector<std::string> failed;
+  for (const ShapeResult& s : m.shapes) {
+    if (!s.ok) failed.push_back(s.label);
+  }
+  if (failed.empty()) return "ok";
+  std::string s = "FAIL (";
+  for (size_t i = 0; i < failed.size(); ++i) s += (i ? ", " : "") + failed[i];
+  return s + ")";
+}
+
+std::string bench_cell(const Measurement& m, const std::string& kind) {
+  if (!m.error.empty()) return "(error: " + m.error + ")";
+  std::vector<std::string> parts;
+  bool any = false;
+  for (const ShapeResult& s : m.shapes) {
+    const auto& t = kind == "gen" ? s.gen : kind == "hw" ? s.hw : s.vendor;
+    bool ok = kind == "gen" ? s.ok : kind == "hw" ? s.hw_ok : s.vendor_ok;
+    if (!t) {
+      parts.push_back("-");
+      continue;
+    }
+    any = true;
+    parts.push_back(format_throughput(t->throughput, s.unit) + (ok ? "" : " FAIL"));
+  }
+  return any ? join(parts) : "-";
+}
+
+std::string bench_ratio_cell(const Measurement& m, const std::string& num_kind,
+                             const std::string& den_kind) {
+  if (!m.error.empty()) return "-";
+  auto pick = [](const ShapeResult& s, const std::string& k) -> const std::optional<KernelTiming>& {
+    return k == "gen" ? s.gen : k == "hw" ? s.hw : s.vendor;
+  };
+  std::vector<std::string> parts;
+  bool any = false;
+  for (const ShapeResult& s : m.shapes) {
+    const auto& n = pick(s, num_kind);
+    const auto& d = pick(s, den_kind);
+    if (n && d) {
+      parts.push_back(fixed(n->throughput / d->throughput, 2) + "x");
+      any = true;
+    } else {
+      parts.push_back("-");
+    }
+  }
+  return any ? join(parts) : "-";
+}
+
+}  // namespace sched2cu::harness

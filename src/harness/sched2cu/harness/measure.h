@@ -1,0 +1,34 @@
+// The measurement child: loads a compiled bench spec and the generated / hand-written kernel
+// modules, and for every shape fills inputs, computes the reference, checks every output of
+// every kernel (each kernel writes its own NaN-filled buffers), then times them. Runs inside
+// `sched2cu __measure`, one process per measurement, so that a fault or a hang costs one cell.
+// It writes one JSON object (see docs/harness.md) and never prints to stdout.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace sched2cu::harness {
+
+enum class MeasureMode { check, compare, bench };
+
+struct MeasureRequest {
+  std::string spec_so;
+  std::string gen_so;  // empty: no generated kernel
+  std::string hw_so;   // empty: no hand-written kernel
+  MeasureMode mode = MeasureMode::compare;
+  unsigned long long seed = 0;
+  double warmup_ms = 50, rep_ms = 200;
+  std::string label;  // progress prefix on stderr
+};
+
+// Runs the measurement in this process. Never throws: errors become {"error": "..."}.
+nlohmann::json run_measurement(const MeasureRequest& req);
+
+// {"name","cc","sm_count","pci_bus_id","memory_bytes"} of the current device, or {"error": ...}.
+nlohmann::json probe_device();
+
+MeasureMode parse_mode(const std::string& s);
+const char* mode_name(MeasureMode m);
+
+}  // namespace sched2cu::harness

@@ -1,0 +1,43 @@
+// Builds a bench_spec.cpp, generated.cu or handwritten.cu into a loadable shared object with
+// nvcc, cached by a content hash of the source, every runtime header, the spec API header, the
+// flags and the nvcc version. Builds go to a temporary name and are renamed into place, so a
+// killed build never leaves a bad cache entry. Never builds through a shell.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace sched2cu::harness {
+
+struct BuildConfig {
+  std::filesystem::path root;       // repository root: runtime/ and src/harness/ live here
+  std::filesystem::path cache_dir;  // where .so files and build logs go
+  std::string nvcc = "nvcc";
+  std::vector<std::string> extra_flags;
+  double timeout_s = 900;
+};
+
+struct BuildResult {
+  std::string so_path;   // set on success
+  std::string error;     // one line on failure
+  std::string log_path;  // full compiler output (kept on failure)
+  bool cached = false;
+};
+
+// The nvcc command line (without the output path) for a kernel or a spec source.
+std::vector<std::string> nvcc_command(const BuildConfig& cfg, const std::filesystem::path& source,
+                                      bool is_spec);
+
+// 64-bit FNV-1a over the build inputs, as 16 hex digits.
+std::string build_hash(const BuildConfig& cfg, const std::filesystem::path& source, bool is_spec);
+
+BuildResult build_module(const BuildConfig& cfg, const std::filesystem::path& source, bool is_spec,
+                         const std::string& display_name);
+
+// Default cache dir: $SCHED2CU_CACHE_DIR, else <root>/.cache/sched2cu.
+std::filesystem::path default_cache_dir(const std::filesystem::path& root);
+// nvcc to use: $SCHED2CU_NVCC, else nvcc on PATH, else /usr/local/cuda/bin/nvcc.
+std::string default_nvcc();
+
+}  // namespace sched2cu::harness

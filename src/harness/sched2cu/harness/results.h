@@ -1,0 +1,73 @@
+// What one measurement child reported, and how it becomes table cells: per-shape gen/hw ratios
+// ("0.97x"), raw throughput where there is no hand-written kernel ("612 TFLOPS"), one trailing
+// FAIL, one-line "(error: ...)", and the per-shape improvement of generated throughput
+// ("+20.5%"). Pure functions of the parsed JSON; never measures anything.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sched2cu/harness/subprocess.h"
+
+namespace sched2cu::harness {
+
+struct KernelTiming {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int count = 0;
+  double throughput = 0;  // work / (median s) / scale
+};
+
+struct ShapeResult {
+  std::vector<long long> shape;
+  std::string label;  // "1024x1024x1024"
+  std::string unit;
+  bool ok = false;    // generated vs reference and vs hand-written, every output, no NaN
+  bool hw_ok = true;  // hand-written vs reference (informational)
+  bool vendor_ok = true;
+  std::optional<KernelTiming> gen, hw, vendor;
+};
+
+struct Measurement {
+  std::string error;  // non-empty: the whole cell is "(error: ...)"
+  bool has_generated = false;
+  bool has_hw = false;
+  std::string vendor_name;
+  std::vector<ShapeResult> shapes;
+  nlohmann::json raw;  // the child's JSON, for --json
+};
+
+// An error message squeezed onto one line and cut to `max` characters (with "...").
+std::string one_line(const std::string& msg, size_t max = 100);
+
+// Interprets a finished measurement child: its result-file text and exit. A child that timed
+// out, died by a signal, wrote nothing or wrote truncated JSON gives an error measurement; so
+// does a JSON object with "error".
+Measurement interpret_child(const std::string& file_text, const ProcResult& proc);
+
+// Parses a well-formed child JSON object (throws nlohmann::json::exception when malformed).
+Measurement parse_measurement(const nlohmann::json& j);
+
+// "612 TFLOPS", "2874 GB/s": throughput rounded to an integer, then the unit.
+std::string format_throughput(double value, const std::string& unit);
+
+// The compare cell of one measurement (see the header comment); "-" for no shapes.
+std::string compare_cell(const Measurement& m);
+
+// Per-shape "+20.5%" of right vs left generated throughput; FAIL for a shape failing on either
+// side; "-" when either side is an error or nothing matches.
+std::string improvement_cell(const Measurement& left, const Measurement& right);
+
+// The check cell: "ok" or "FAIL (shape, shape)" or "(error: ...)".
+std::string check_cell(const Measurement& m);
+
+// Bench cells: "612 TFLOPS, 640 TFLOPS" for one kernel kind ("gen", "hw", "vendor"); a shape
+// failing its check gets " FAIL" after its figure; "-" where that kernel does not exist.
+std::string bench_cell(const Measurement& m, const std::string& kind);
+// "0.96x, 1.01x" = num / den throughput per shape ("gen", "hw", "vendor"); "-" where either is
+// missing.
+std::string bench_ratio_cell(const Measurement& m, const std::string& num_kind,
+                             const std::string& den_kind);
+
+}  // namespace sched2cu::harness

@@ -1,0 +1,97 @@
+// The harness commands: compare, check, bench, list (regen is in regen.h). Each builds the
+// modules a case needs (cached nvcc builds), runs every measurement in its own child process with
+// a timeout, holds the GPU lock while measuring, renders one box-drawing table on stdout, reports
+// progress on stderr and optionally writes every figure to a JSON file.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sched2cu/harness/cases.h"
+#include "sched2cu/harness/module_cache.h"
+#include "sched2cu/harness/results.h"
+
+namespace sched2cu::harness {
+
+struct RunOptions {
+  std::filesystem::path root;      // repository root
+  std::filesystem::path examples;  // the corpus (default <root>/examples)
+  std::string cases_arg;           // --cases
+  std::string rev = "origin/main";
+  double timeout_s = 600;  // per measurement child
+  std::string json_path;
+  bool allow_busy_gpu = false;
+  bool no_lock = false;
+  unsigned long long seed = 0;
+  double warmup_ms = 50, rep_ms = 200;
+  BuildConfig build;
+};
+
+// Fills root (git toplevel of the cwd, else the source tree sched2cu was built from), examples,
+// and the build config defaults. Throws sched2cu::Error when no repository is found.
+RunOptions default_run_options(const std::string& root_arg, const std::string& examples_arg);
+
+// Measures one case's kernels: `gen` is the generated.cu to use (empty: none), `mode` is
+// "check", "compare" or "bench", `label` names the measurement in progress messages.
+using MeasureFn = std::function<Measurement(const CaseFiles& c, const std::filesystem::path& gen,
+                                            const std::string& mode, const std::string& label)>;
+
+// The real MeasureFn: nvcc builds + a `sched2cu __measure` child, after the GPU guard (probe
+// child, Hopper check, GPU lock, idle check) has passed once. It keeps the lock until destroyed.
+class GpuMeasurer {
+ public:
+  explicit GpuMeasurer(const RunOptions& opt);
+  ~GpuMeasurer();
+  Measurement operator()(const CaseFiles& c, const std::filesystem::path& gen,
+                         const std::string& mode, const std::string& label);
+  // The probed device ({} until the first measurement).
+  const nlohmann::json& device() const { return device_; }
+
+ private:
+  void ensure_gpu();
+  RunOptions opt_;
+  nlohmann::json device_;
+  struct Lock;
+  std::unique_ptr<Lock> lock_;
+};
+
+struct CompareRow {
+  std::string name;
+  std::string status;  // no_dir, no_spec, no_generated, not_on_rev, unchanged, changed
+  std::string left, right, improvement;
+  bool bold = false;
+  std::optional<Measurement> left_m, right_m;
+};
+
+// The rows of `compare` (identity rule, not-on-rev, missing files), measuring through `measure`.
+// Throws sched2cu::Error when `rev` is not a commit (callers exit 2).
+std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& measure);
+std::string render_compare(const std::vector<CompareRow>& rows, const std::string& rev,
+                           bool use_bold);
+nlohmann::json compare_json(const std::vector<CompareRow>& rows, const RunOptions& opt,
+                            const nlohmann::json& device);
+
+// Commands, returning the process exit code.
+int run_compare(const RunOptions& opt);
+int run_check(const RunOptions& opt);
+int run_bench(const RunOptions& opt);
+int run_list(const RunOptions& opt);
+
+// Check and bench rows, exposed for tests.
+struct CaseRow {
+  std::string name;
+  std::vector<std::string> cells;
+  bool failed = false;
+  std::optional<Measurement> m;
+};
+std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure);
+std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure);
+
+// Writes `j` to `path` (atomically); throws sched2cu::Error on failure.
+void write_json(const std::string& path, const nlohmann::json& j);
+
+}  // namespace sched2cu::harness

@@ -1,0 +1,41 @@
+// Child processes with a wall-clock timeout: used for nvcc, git, the sched2cu subcommands that
+// regen drives and every measurement child. A child runs in its own process group so that a
+// timeout kills everything it started. Never uses a shell: arguments are passed as a vector.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sched2cu::harness {
+
+struct ProcOptions {
+  double timeout_s = -1;          // < 0: no limit
+  bool capture_stdout = true;     // else inherited (or sent to our stderr, see below)
+  bool stdout_to_stderr = false;  // when not captured: keep our stdout clean for the table
+  bool capture_stderr = true;     // else inherited
+  std::string cwd;                // empty: ours
+};
+
+struct ProcResult {
+  bool started = false;
+  std::string spawn_error;  // why it could not start
+  int exit_code = -1;       // valid when it exited normally
+  int term_signal = 0;      // non-zero when it died by a signal (includes our timeout kill)
+  bool timed_out = false;
+  double seconds = 0;
+  std::string out;
+  std::string err;
+
+  bool ok() const { return started && !timed_out && term_signal == 0 && exit_code == 0; }
+};
+
+ProcResult run_process(const std::vector<std::string>& argv, const ProcOptions& opt = {});
+
+// "timed out after 300 s", "killed by signal SIGSEGV (11)", "exited with status 3",
+// "could not start: ...", or "succeeded".
+std::string describe_exit(const ProcResult& r);
+
+// The path of the running executable (/proc/self/exe).
+std::string self_exe();
+
+}  // namespace sched2cu::harness

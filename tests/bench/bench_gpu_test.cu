@@ -1,0 +1,108 @@
+// GPU tests of the bench library (label gpu; exit 77 without a Hopper GPU): seeded fills are
+// deterministic, NaN fill is counted, rel_error matches a hand computation, the cuBLAS reference
+// agrees with the naive GEMM, and do_bench returns sane statistics.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sched2cu/bench/blas.h"
+#include "sched2cu/bench/cuda_check.h"
+#include "sched2cu/bench/device_ops.h"
+#include "sched2cu/bench/gpu.h"
+#include "sched2cu/bench/timing.h"
+
+using namespace sched2cu::bench;
+
+static int failures = 0;
+#define EXPECT(c)                                                          \
+  do {                                                                     \
+    if (!(c)) {                                                            \
+      std::fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #c); \
+      ++failures;                                                          \
+    }                                                                      \
+  } while (0)
+
+int main() {
+  DeviceInfo d;
+  try {
+    d = query_device();
+  } catch (const std::exception& e) {
+    std::printf("skip: %s\n", e.what());
+    return 77;
+  }
+  if (d.major != 9) {
+    std::printf("skip: not a Hopper GPU\n");
+    return 77;
+  }
+  try {
+    const size_t n = 1 << 20;
+    void *x, *y;
+    check_cuda(cudaMalloc(&x, n * 4), "malloc");
+    check_cuda(cudaMalloc(&y, n * 4), "malloc");
+    fill_normal(x, n, DType::f32, 7);
+    fill_normal(y, n, DType::f32, 7);
+    RelError e = rel_error(x, DType::f32, y, DType::f32, n);
+    EXPECT(e.rel == 0.0 && e.nan_a == 0);
+    EXPECT(e.max_abs_ref > 3.0 && e.max_abs_ref < 7.0);  // max of 1M standard normals
+    fill_normal(y, n, DType::f32, 8);
+    EXPECT(rel_error(x, DType::f32, y, DType::f32, n).rel > 0.1);
+    // One perturbed element: rel = |delta| / max|b|.
+    fill_value(x, n, DType::f32, 2.0);
+    fill_value(y, n, DType::f32, 2.0);
+    float v = 2.5f;
+    check_cuda(cudaMemcpy(static_cast<float*>(x) + 123, &v, 4, cudaMemcpyHostToDevice), "cpy");
+    e = rel_error(x, DType::f32, y, DType::f32, n);
+    EXPECT(std::fabs(e.rel - 0.25) < 1e-6);
+    fill_nan(x, 1000, DType::f16);
+    e = rel_error(x, DType::f16, y, DType::f32, 1000);
+    EXPECT(e.nan_a == 1000 && std::isnan(e.rel));
+    fill_nan(x, 10, DType::e4m3);
+    EXPECT(std::isnan(read_element(x, DType::e4m3, 3)));
+    // Reference GEMM against a transposed-B formulation of the same product.
+    const long long M = 256, N = 192, K = 320;
+    void *a, *b, *c1, *c2;
+    check_cuda(cudaMalloc(&a, M * K * 2), "malloc");
+    check_cuda(cudaMalloc(&b, K * N * 2), "malloc");
+    check_cuda(cudaMalloc(&c1, M * N * 4), "malloc");
+    check_cuda(cudaMalloc(&c2, M * N * 4), "malloc");
+    fill_normal(a, M * K, DType::f16, 1);
+    fill_normal(b, K * N, DType::f16, 2);
+    Blas blas;
+    blas.gemm_ref_f32({a, DType::f16}, {b, DType::f16}, static_cast<float*>(c1), M, N, K);
+    // One entry against a host dot product.
+    float h1 = 0;
+    check_cuda(cudaMemcpy(&h1, static_cast<float*>(c1) + 5 * N + 7, 4, cudaMemcpyDeviceToHost),
+               "cpy");
+    double ref = 0;
+    for (long long k = 0; k < K; ++k)
+      ref += read_element(a, DType::f16, 5 * K + k) * read_element(b, DType::f16, k * N + 7);
+    EXPECT(std::fabs(h1 - ref) < 1e-3 * (1 + std::fabs(ref)));
+    // Vendor f16 GEMM close to the reference.
+    EXPECT(blas.gemm({a, DType::f16}, {b, DType::f16}, c2, DType::f16, M, N, K) == 0);
+    check_cuda(cudaDeviceSynchronize(), "vendor");
+    EXPECT(rel_error(c2, DType::f16, c1, DType::f32, M * N).rel < 5e-3);
+    // Timing of the vendor GEMM: positive, ordered statistics.
+    BenchOptions o;
+    o.rep_ms = 20;
+    o.warmup_ms = 5;
+    TimingStats t = do_bench(
+        [&] {
+          return blas.gemm({a, DType::f16}, {b, DType::f16}, c2, DType::f16, M, N, K);
+        },
+        o);
+    EXPECT(t.count >= 1 && t.min_ms > 0 && t.min_ms <= t.median_ms && t.median_ms <= t.max_ms);
+    // A failing launch stops the timing with an error.
+    bool threw = false;
+    try {
+      do_bench([] { return 1; }, o);
+    } catch (const sched2cu::Error&) {
+      threw = true;
+    }
+    EXPECT(threw);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  std::printf("%s\n", failures ? "FAILED" : "ok");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,36 @@
+#!/bin/bash
+# One-call validation of sched2cu_bench, sched2cu_gemm_bench and the harness on the H200 (device
+# machine), from the repository root: ./tests/harness/h200_validate.sh [BUILD_DIR]. Logs and
+# JSON go to $OUT (the device tool's output dir) or /tmp/sched2cu-validate. It never changes the
+# GPU's settings. If the copy of the tree has no git repository (the device copy may not), it
+# makes a throwaway one so that `compare --rev HEAD` has a commit; it never commits otherwise.
+B=${1:-build/release}
+S=$B/bin/sched2cu
+O=${OUT:-/tmp/sched2cu-validate}
+mkdir -p "$O"
+run() {
+  echo "=== $*"
+  "$@"
+  echo "=== exit $?"
+}
+nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv
+run "$B/tests/bench/sched2cu_bench_gpu_test"
+run "$B/bin/sched2cu_gemm_bench" --shapes 256,512x384x640,2048 --json "$O/gemm_naive.json" \
+  "$B/lib/sched2cu_test_naive_gemm.so"
+if ! git rev-parse HEAD >/dev/null 2>&1; then
+  git init -q && git add -A && git -c user.name=v -c user.email=v@v commit -qm base
+fi
+run "$S" list
+run "$S" check --examples tests/harness/gpu_cases --cases vec_add --json "$O/check_vec_add.json"
+run tests/harness/gpu_compare_hang_fault.sh "$S" tests/harness/gpu_cases
+# A changed generated.cu: both sides measured, improvement column filled.
+g=tests/harness/gpu_cases/vec_add/generated.cu
+cp "$g" /tmp/sched2cu-validate-generated.cu.orig
+echo '// touched by h200_validate.sh' >>"$g"
+FORCE_COLOR=1 run "$S" compare --rev HEAD --examples tests/harness/gpu_cases --cases vec_add \
+  --json "$O/compare_vec_add_changed.json"
+cp /tmp/sched2cu-validate-generated.cu.orig "$g"
+run "$S" check --cases case1_simple_gemm,case2_persistent_gemm --json "$O/check_gemm.json"
+run "$S" bench --cases case1_simple_gemm,case2_persistent_gemm --json "$O/bench_gemm.json"
+run "$S" compare --rev HEAD --cases case1_simple_gemm,case2_persistent_gemm \
+  --json "$O/compare_gemm.json"

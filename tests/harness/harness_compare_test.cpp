@@ -1,0 +1,201 @@
+// compare's row rules against a real temporary git repository: byte-identity ("unchanged",
+// measured once), a changed generated.cu (both sides measured, the revision's bytes on the left),
+// a file absent at the revision, missing files, and a revision that is not a commit. The GPU is
+// replaced by a measuring function that reads the kernel file it is given, so every rule is
+// checked on real files and real git output. Also check and bench rows.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/harness/git.h"
+#include "sched2cu/harness/runner.h"
+#include "sched2cu/harness/subprocess.h"
+
+using namespace sched2cu::harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+void sh(const fs::path& dir, std::vector<std::string> argv) {
+  ProcOptions o;
+  o.cwd = dir.string();
+  auto r = run_process(argv, o);
+  ASSERT_TRUE(r.ok()) << argv[0] << " " << argv[1] << ": " << r.err;
+}
+
+void put(const fs::path& p, const std::string& s) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << s;
+}
+
+// "generated.cu" files hold "tp=<throughput> ok=<0|1>"; hw throughput is 100.
+Measurement fake_measure(const CaseFiles& c, const fs::path& gen, const std::string& mode,
+                         std::vector<std::string>* log) {
+  Measurement m;
+  log->push_back(c.name + ":" + mode + ":" + (gen.empty() ? "-" : gen.filename().string()));
+  std::ifstream f(gen);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (text.find("boom") != std::string::npos) {
+    m.error = "generated.cu does not build: boom";
+    return m;
+  }
+  double tp = 0;
+  int ok = 1;
+  std::sscanf(text.c_str(), "tp=%lf ok=%d", &tp, &ok);
+  m.has_generated = true;
+  m.has_hw = c.handwritten;
+  ShapeResult s;
+  s.shape = {128};
+  s.label = "128";
+  s.unit = "TFLOPS";
+  s.ok = ok == 1;
+  KernelTiming g;
+  g.throughput = tp;
+  s.gen = g;
+  if (c.handwritten) {
+    KernelTiming h;
+    h.throughput = 100;
+    s.hw = h;
+  }
+  m.shapes = {s};
+  m.raw = {{"fake", true}};
+  return m;
+}
+
+struct Repo : ::testing::Test {
+  fs::path root;
+  RunOptions opt;
+  std::vector<std::string> log;
+  MeasureFn measure = [this](const CaseFiles& c, const fs::path& g, const std::string& mode,
+                             const std::string&) { return fake_measure(c, g, mode, &log); };
+
+  void SetUp() override {
+    root = fs::path(::testing::TempDir()) / ("repo_" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    fs::create_directories(root / "runtime");
+    put(root / "runtime" / "x.h", "// runtime\n");
+    put(root / "examples/case_same/bench_spec.cpp", "spec");
+    put(root / "examples/case_same/handwritten.cu", "hw");
+    put(root / "examples/case_same/generated.cu", "tp=90 ok=1");
+    put(root / "examples/case_changed/bench_spec.cpp", "spec");
+    put(root / "examples/case_changed/handwritten.cu", "hw");
+    put(root / "examples/case_changed/generated.cu", "tp=100 ok=1");
+    put(root / "examples/case_raw/bench_spec.cpp", "spec");
+    put(root / "examples/case_raw/generated.cu", "tp=612 ok=1");
+    put(root / "examples/case_nogen/bench_spec.cpp", "spec");
+    put(root / "examples/case_nospec/kernel.py", "k");
+    sh(root, {"git", "init", "-q", "-b", "main"});
+    sh(root, {"git", "add", "-A"});
+    sh(root, {"git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base"});
+    // Working-tree edits after the commit.
+    put(root / "examples/case_changed/generated.cu", "tp=120.5 ok=1");
+    put(root / "examples/case_new/bench_spec.cpp", "spec");
+    put(root / "examples/case_new/handwritten.cu", "hw");
+    put(root / "examples/case_new/generated.cu", "tp=50 ok=0");
+    put(root / "examples/case_raw/generated.cu", "tp=700 ok=1 boom");
+    opt = default_run_options(root.string(), "");
+    opt.rev = "main";
+  }
+  void TearDown() override { fs::remove_all(root); }
+};
+
+}  // namespace
+
+TEST_F(Repo, RowRules) {
+  opt.cases_arg = "case_same,case_changed,case_new,case_raw,case_nogen,case_nospec,case_gone";
+  auto rows = compare_rows(opt, measure);
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_EQ(rows[0].status, "unchanged");
+  EXPECT_EQ(rows[0].left, "0.90x");
+  EXPECT_EQ(rows[0].right, "unchanged");
+  EXPECT_EQ(rows[0].improvement, "-");
+  EXPECT_FALSE(rows[0].bold);
+
+  EXPECT_EQ(rows[1].status, "changed");
+  EXPECT_EQ(rows[1].left, "1.00x");
+  EXPECT_EQ(rows[1].right, "1.21x");
+  EXPECT_EQ(rows[1].improvement, "+20.5%");
+  EXPECT_TRUE(rows[1].bold);
+
+  EXPECT_EQ(rows[2].status, "not_on_rev");
+  EXPECT_EQ(rows[2].left, "(not on main)");
+  EXPECT_EQ(rows[2].right, "0.50x, FAIL");
+  EXPECT_TRUE(rows[2].bold);
+
+  EXPECT_EQ(rows[3].status, "changed");
+  EXPECT_EQ(rows[3].left, "612 TFLOPS");
+  EXPECT_EQ(rows[3].right, "(error: generated.cu does not build: boom)");
+  EXPECT_EQ(rows[3].improvement, "-");
+
+  EXPECT_EQ(rows[4].left, "(no generated.cu)");
+  EXPECT_EQ(rows[5].left, "(no bench_spec)");
+  EXPECT_EQ(rows[6].left, "(no such case dir)");
+  EXPECT_EQ(rows[6].right, "(no such case dir)");
+
+  // The unchanged case was measured once; the changed ones twice, the revision's bytes first
+  // (from a temporary generated.cu), the working tree's second.
+  std::vector<std::string> want = {
+      "case_same:compare:generated.cu",    "case_changed:compare:generated.cu",
+      "case_changed:compare:generated.cu", "case_new:compare:generated.cu",
+      "case_raw:compare:generated.cu",     "case_raw:compare:generated.cu"};
+  EXPECT_EQ(log, want);
+
+  auto j = compare_json(rows, opt, {{"name", "fake"}});
+  EXPECT_EQ(j["rev_label"], "main");
+  EXPECT_EQ(j["cases"][1]["status"], "changed");
+  EXPECT_EQ(j["cases"][1]["cells"]["improvement"], "+20.5%");
+  EXPECT_EQ(j["cases"][1]["left"]["fake"], true);
+  EXPECT_EQ(j["cases"][3]["right"]["error"], "generated.cu does not build: boom");
+  EXPECT_TRUE(j["cases"][4]["left"].is_null());
+}
+
+TEST_F(Repo, DefaultDiscoveryKeepsNoSpecRows) {
+  auto rows = compare_rows(opt, measure);
+  std::vector<std::string> names;
+  for (auto& r : rows) names.push_back(r.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"case_changed", "case_new", "case_nogen",
+                                             "case_nospec", "case_raw", "case_same"}));
+}
+
+TEST_F(Repo, RevisionMustBeACommit) {
+  opt.rev = "no-such-rev";
+  EXPECT_THROW(compare_rows(opt, measure), sched2cu::Error);
+  EXPECT_EQ(run_compare(opt), 2);
+  opt.rev = "--output=/tmp/x";
+  EXPECT_FALSE(git_is_commit(root, opt.rev));
+  EXPECT_TRUE(git_is_commit(root, "HEAD"));
+  EXPECT_EQ(rev_label("origin/main"), "main");
+  EXPECT_EQ(rev_label("HEAD~1"), "HEAD~1");
+}
+
+TEST_F(Repo, GitShowIsByteExact) {
+  auto old = git_show(root, "main", "examples/case_changed/generated.cu");
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(*old, "tp=100 ok=1");
+  EXPECT_FALSE(git_show(root, "main", "examples/case_new/generated.cu").has_value());
+}
+
+TEST_F(Repo, CheckRowsAndExitFlag) {
+  opt.cases_arg = "case_same,case_new,case_nospec,case_gone";
+  auto rows = check_rows(opt, measure);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].cells, (std::vector<std::string>{"case_same", "ok", "ok"}));
+  EXPECT_FALSE(rows[0].failed);
+  EXPECT_EQ(rows[1].cells[1], "FAIL (128)");
+  EXPECT_TRUE(rows[1].failed);
+  EXPECT_FALSE(rows[2].failed);  // (no bench_spec) is listed, not a failure
+  EXPECT_TRUE(rows[3].failed);   // a named case that does not exist is
+  EXPECT_EQ(log[0], "case_same:check:generated.cu");
+}
+
+TEST_F(Repo, BenchRows) {
+  opt.cases_arg = "case_same,case_nogen";
+  auto rows = bench_rows(opt, measure);
+  EXPECT_EQ(rows[0].cells[2], "90 TFLOPS");
+  EXPECT_EQ(rows[0].cells[3], "100 TFLOPS");
+  EXPECT_EQ(rows[0].cells[5], "0.90x");
+  EXPECT_EQ(rows[1].cells[2], "(no generated.cu)");
+  EXPECT_EQ(log[1], "case_nogen:bench:-");
+}

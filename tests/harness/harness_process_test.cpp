@@ -1,0 +1,118 @@
+// The child protocol's failure paths with real processes (no GPU): a child that hangs (and
+// leaves a grandchild), dies by a signal, writes nothing, writes truncated JSON, reports an
+// error, or crashes after writing its result. Each must become one error cell, never a hang or
+// a crash of the parent. Also the nvcc module cache (nvcc exists on development machines).
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+
+#include "sched2cu/harness/child.h"
+#include "sched2cu/harness/module_cache.h"
+#include "sched2cu/harness/subprocess.h"
+
+using namespace sched2cu::harness;
+namespace fs = std::filesystem;
+
+#ifndef FAKE_CHILD
+#error "FAKE_CHILD must name the fake child binary"
+#endif
+
+namespace {
+Measurement child(const std::string& mode, double timeout = 20) {
+  return run_measure_child({FAKE_CHILD, mode}, timeout);
+}
+}  // namespace
+
+TEST(Child, GoodResult) {
+  auto m = child("ok");
+  ASSERT_EQ(m.error, "");
+  EXPECT_EQ(compare_cell(m), "0.50x");
+}
+
+TEST(Child, HangIsKilledAtTheTimeout) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto m = child("hang", 1.0);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(compare_cell(m), "(error: measurement timed out after 1 s (hung kernel?))");
+  EXPECT_LT(s, 10.0);
+}
+
+TEST(Child, DiesBySignal) {
+  EXPECT_EQ(compare_cell(child("segv")),
+            "(error: measurement child killed by signal SIGSEGV (11) without writing a result)");
+}
+
+TEST(Child, WritesNothing) {
+  EXPECT_EQ(child("nothing").error, "measurement child succeeded without writing a result");
+}
+
+TEST(Child, TruncatedJson) {
+  EXPECT_EQ(child("truncated").error, "measurement child succeeded and left a truncated result");
+}
+
+TEST(Child, ErrorIsOneLine) {
+  EXPECT_EQ(compare_cell(child("error")), "(error: generated launch at 64 returned cudaErrorX)");
+}
+
+TEST(Child, CrashAfterResult) {
+  EXPECT_EQ(child("abort_after_result").error,
+            "measurement child killed by signal SIGABRT (6) after writing its result");
+}
+
+TEST(Subprocess, CapturesAndReportsExit) {
+  auto r = run_process({"sh", "-c", "echo out; echo err >&2; exit 3"});
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+  EXPECT_EQ(describe_exit(r), "exited with status 3");
+  auto missing = run_process({"/no/such/binary"});
+  EXPECT_FALSE(missing.started);
+  EXPECT_NE(describe_exit(missing).find("could not start"), std::string::npos);
+}
+
+TEST(Subprocess, TimeoutKillsTheGroup) {
+  ProcOptions o;
+  o.timeout_s = 0.5;
+  // The grandchild keeps stdout open; the group kill must end it so we return.
+  auto r = run_process({"sh", "-c", "sleep 100 & sleep 100"}, o);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.seconds, 10.0);
+}
+
+TEST(ModuleCache, BuildsOnceAndReportsErrorsOnOneLine) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("mc_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "runtime");
+  std::ofstream(dir / "runtime" / "h.cuh") << "#define X 1\n";
+  BuildConfig cfg;
+  cfg.root = dir;
+  cfg.cache_dir = dir / "cache";
+  cfg.nvcc = default_nvcc();
+  if (!run_process({cfg.nvcc, "--version"}).ok()) GTEST_SKIP() << "no nvcc";
+  fs::path src = dir / "k.cu";
+  std::ofstream(src) << "#include \"h.cuh\"\nextern \"C\" int f() { return X; }\n";
+  auto h1 = build_hash(cfg, src, false);
+  auto a = build_module(cfg, src, false, "k.cu");
+  ASSERT_EQ(a.error, "");
+  EXPECT_FALSE(a.cached);
+  EXPECT_TRUE(fs::exists(a.so_path));
+  auto b = build_module(cfg, src, false, "k.cu");
+  EXPECT_TRUE(b.cached);
+  EXPECT_EQ(a.so_path, b.so_path);
+  // A runtime header change is a new build.
+  std::ofstream(dir / "runtime" / "h.cuh") << "#define X 2\n";
+  EXPECT_NE(build_hash(cfg, src, false), h1);
+  EXPECT_NE(build_hash(cfg, src, true), build_hash(cfg, src, false));
+  // So is a change to a file the source includes relative to itself.
+  std::ofstream(dir / "local.h") << "// a\n";
+  std::ofstream(src) << "#include \"local.h\"\nextern \"C\" int f() { return 1; }\n";
+  auto h2 = build_hash(cfg, src, false);
+  std::ofstream(dir / "local.h") << "// b\n";
+  EXPECT_NE(build_hash(cfg, src, false), h2);
+  std::ofstream(src) << "int broken( {\n";
+  auto c = build_module(cfg, src, false, "generated.cu");
+  EXPECT_TRUE(c.so_path.empty());
+  EXPECT_EQ(c.error.rfind("generated.cu does not build: ", 0), 0u) << c.error;
+  EXPECT_EQ(c.error.find('\n'), std::string::npos);
+  fs::remove_all(dir);
+}

@@ -231,6 +231,10 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   } else {
     for (int a = 0; a < 3; ++a) g.launch.grid.push_back(derive_axis(f, a, ks.notes));
   }
+  // Rasterize only a true 2D grid: programs of a 1D or persistent grid already choose their own
+  // order, and the emitter's flattening needs z == 1.
+  if (o.raster_group > 0 && g.launch.grid[1] != "1" && g.launch.grid[2] == "1")
+    g.launch.raster_group = o.raster_group;
 
   // Loops, in program order.
   for (size_t k = 0; k < loops.size(); ++k) {

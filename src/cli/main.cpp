@@ -10,8 +10,9 @@
 
 int main(int argc, char** argv) {
   using namespace sched2cu::cli;
-  CLI::App app{"sched2cu: modulo-schedule Triton TTGIR into warp-specialized CUDA for sm_90a, "
-               "and prove and measure every generated kernel"};
+  CLI::App app{
+      "sched2cu: modulo-schedule Triton TTGIR into warp-specialized CUDA for sm_90a, "
+      "and prove and measure every generated kernel"};
   app.require_subcommand(1);
   auto& cmds = commands();
   std::sort(cmds.begin(), cmds.end(),

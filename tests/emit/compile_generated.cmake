@@ -1,8 +1,10 @@
-# Compile check of generated kernels (run by ctest as `cmake -P`): every
-# tests/emit/*.generated.cu and examples/**/generated.cu is compiled with
+# Compile check of every kernel (run by ctest as `cmake -P`): every examples/**/generated.cu,
+# examples/**/handwritten.cu and tests/emit/*.generated.cu is compiled with
 #   nvcc -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
 # and the test fails if nvcc fails or ptxas reports spill stores/loads or a stack frame.
-file(GLOB_RECURSE gens ${SRC}/examples/*/generated.cu)
+file(GLOB_RECURSE gens ${SRC}/examples/generated.cu)
+file(GLOB_RECURSE hws ${SRC}/examples/handwritten.cu)
+list(APPEND gens ${hws})
 file(GLOB tests_gens ${SRC}/tests/emit/*.generated.cu)
 list(APPEND gens ${tests_gens})
 list(SORT gens)

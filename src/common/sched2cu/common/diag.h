@@ -20,7 +20,7 @@ struct SourceLoc {
 
 class Error : public std::runtime_error {
  public:
-  explicit Error(std::string message) : std::runtime_error(std::move(message)) {}
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
   // Formats as "file:line:col: error: message".
   Error(const SourceLoc& loc, const std::string& message)
       : std::runtime_error(loc.str() + ": error: " + message), loc_(loc) {}

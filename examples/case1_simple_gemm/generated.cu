@@ -2,7 +2,7 @@
 // Kernel gemm_kernel; target sm_90a, 3 warpgroups, 196672 B dynamic shared memory.
 // role 0 producer: producer, warpgroups {0}, 40 registers
 // role 1 consumer: consumer, warpgroups {1,2}, 232 registers
-// loop 0 (op 15): II 1024 (ResMII 1024, RecMII 1024, proven optimal), 1 stages
+// loop 0 (op 15): II 1030 (ResMII 1030, RecMII 1030, proven optimal), 1 stages
 #include <cuda_runtime.h>
 
 #include "sched2cu/abi.h"
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma_prefetch_desc(&map_a_desc_0_15);
       tma_prefetch_desc(&map_b_desc_1_17);
       uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
-      for (int acc_3_22 = c0_i32_9; acc_3_22 < K; acc_3_22 += c64_i32_10, ++it0) {  // loop 0 (op 15 scf.for), II 1024, 1 stages
+      for (int acc_3_22 = c0_i32_9; acc_3_22 < K; acc_3_22 += c64_i32_10, ++it0) {  // loop 0 (op 15 scf.for), II 1030, 1 stages
         ring0_0->wait_empty(it0);  // ring 0: slot free (channel 0)
         ring0_0->arm(it0, 49152u);  // ring 0: expect 49152 B
         for (int j = 0; j < 4; ++j) {  // node 2 (op 18 tt.descriptor_load, stage 0) -> buffer 2 as 4 boxes
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     AccTile<64, 256> acc_4_23;  // iter_arg 0 of op 15 scf.for, 64 rows per warpgroup
     acc_fill(acc_4_23, 0.000000e+00f);  // op 5 arith.constant
     const uint32_t it0_start = it0;
-    for (int acc_3_22 = c0_i32_9; acc_3_22 < K; acc_3_22 += c64_i32_10, ++it0) {  // loop 0 (op 15 scf.for), II 1024, 1 stages
+    for (int acc_3_22 = c0_i32_9; acc_3_22 < K; acc_3_22 += c64_i32_10, ++it0) {  // loop 0 (op 15 scf.for), II 1030, 1 stages
       ring0_0->wait_full(it0);  // ring 0: data landed (channel 0)
       wgmma_fence();  // node 4 (op 20 ttng.warp_group_dot, stage 0)
       #pragma unroll

@@ -64,9 +64,18 @@ bool fit_budget(const ddg::Ddg& g, std::vector<RingDepth>& r, int64_t avail,
       if (key(x) == k) b += g.rings[x.req].bytes;
     return b;
   };
+  auto shortfall = [&](int k) {  // slots the group already lacks against its tail depth
+    int s = 0;
+    for (const auto& x : r)
+      if (key(x) == k) s = std::max(s, x.tail - x.depth);
+    return s;
+  };
   auto cut = [&](int floor_of_nominal, int min_depth) {
-    // One step on the group with the largest slot bytes among those allowed to shrink.
-    int best = 0;
+    // One step on the group with the largest slot bytes among those allowed to shrink. Among
+    // equal slot bytes, the one that lacks the fewest slots against its tail depth: otherwise
+    // the lower id took every cut (case3 with calibrated tails: K 1 / V 5 instead of K 2 / V 4),
+    // leaving one ring with no cover at all for a loaded-latency load.
+    int best = 0, best_short = 0;
     bool found = false;
     int64_t best_bytes = -1;
     for (const auto& x : r) {
@@ -74,7 +83,10 @@ bool fit_budget(const ddg::Ddg& g, std::vector<RingDepth>& r, int64_t avail,
       if (x.depth <= lim) continue;
       int k = key(x);
       int64_t b = group_bytes(k);
-      if (b > best_bytes || (b == best_bytes && k < best)) best = k, best_bytes = b, found = true;
+      int sh = shortfall(k);
+      if (b > best_bytes ||
+          (b == best_bytes && (sh < best_short || (sh == best_short && k < best))))
+        best = k, best_bytes = b, best_short = sh, found = true;
     }
     if (!found) return false;
     for (auto& x : r)

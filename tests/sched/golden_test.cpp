@@ -89,11 +89,11 @@ TEST(Ddg, Case1GemmShape) {
   EXPECT_EQ(g.nodes[0].name, "tt.descriptor_load");
   EXPECT_EQ(g.nodes[4].name, "ttng.warp_group_dot");
   EXPECT_EQ(g.nodes[4].pipe, ddg::Pipe::TC);
-  EXPECT_EQ(g.nodes[4].occupancy, 1024);  // 2*128*256*64 / 4096
+  EXPECT_EQ(g.nodes[4].occupancy, 1030);  // 2*128*256*64 / 4074 (H200-calibrated f16 rate)
   // The accumulator recurrence is a distance-1 self edge weighted by occupancy.
   bool self = false;
   for (const auto& e : g.edges)
-    if (e.src == 4 && e.dst == 4) self = e.distance == 1 && e.latency == 1024;
+    if (e.src == 4 && e.dst == 4) self = e.distance == 1 && e.latency == 1030;
   EXPECT_TRUE(self);
   ASSERT_EQ(g.rings.size(), 2u);
   EXPECT_EQ(g.rings[0].bytes, 128 * 64 * 2);
@@ -112,9 +112,9 @@ TEST(Kernel, SmemBudgetCutRederivesIi) {
   const auto& P = ks.plans.at(0);
   EXPECT_TRUE(P.budget_cut);
   EXPECT_EQ(P.rings.at(0).depth, 2);
-  EXPECT_EQ(P.sched.ii, 1024);                   // 2 still covers the mean-latency lifetime
+  EXPECT_EQ(P.sched.ii, 1030);                   // 2 still covers the mean-latency lifetime
   t.budgets.smem_bytes_per_block = 65536 + 512;  // the epilogue staging still fits
   auto one = sched::schedule_kernel(m, "x", t, {});
   EXPECT_EQ(one.plans.at(0).rings.at(0).depth, 1);
-  EXPECT_GT(one.plans.at(0).sched.ii, 1024);
+  EXPECT_GT(one.plans.at(0).sched.ii, 1030);
 }

@@ -291,3 +291,24 @@ TEST(Compact, RemovesEmptyStagesAndKeepsColumns) {
   EXPECT_EQ(late.cycle, s.cycle);
   EXPECT_EQ(late.max_stage(), 0);
 }
+
+TEST(Buffers, BudgetCutSpreadsOverEqualSlotRingsByTailShortfall) {
+  // case3's K and V rings with the calibrated tails: equal 32 KiB slots, separate groups, K
+  // wanting 4 (nominal 1) and V 5 (nominal 2), room for 6 slots. Cuts go where the ring stays
+  // closest to its tail depth; the lower id no longer takes every cut (which left K at 1).
+  Ddg g = gemm();
+  g.rings[0].bytes = g.rings[1].bytes = 32768;
+  g.rings[0].group = 0;  // read by different MMAs (QK^T, PV)
+  g.rings[1].group = 1;
+  std::vector<RingDepth> r(2);
+  r[0].req = 0, r[0].nominal = 1, r[0].tail = 4, r[0].depth = 4;
+  r[1].req = 1, r[1].nominal = 2, r[1].tail = 5, r[1].depth = 5;
+  ASSERT_TRUE(fit_budget(g, r, 6 * (32768 + 16), 8));
+  EXPECT_EQ(r[0].depth, 2);  // K 4 -> 3 (tie: lower id), V 5 -> 4, K 3 -> 2 (tie again)
+  EXPECT_EQ(r[1].depth, 4);
+  // No room beyond the nominal depths: both end at nominal, never below.
+  r[0].depth = 4, r[1].depth = 5;
+  ASSERT_TRUE(fit_budget(g, r, 3 * (32768 + 16), 8));
+  EXPECT_EQ(r[0].depth, 1);
+  EXPECT_EQ(r[1].depth, 2);
+}

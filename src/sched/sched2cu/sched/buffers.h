@@ -34,8 +34,9 @@ std::vector<RingDepth> ring_depths(const ddg::Ddg& g, const Schedule& s, bool us
 // Bytes the rings need: slots plus a full and an empty mbarrier per slot per group.
 int64_t ring_bytes(const ddg::Ddg& g, const std::vector<RingDepth>& r, int64_t mbarrier_bytes);
 
-// Cuts depths (tail slack first, then below nominal, largest slots first, never below 2 unless
-// 2 does not fit) until ring_bytes <= avail. Returns false if even depth 1 does not fit.
+// Cuts depths (tail slack first, then below nominal, largest slots first, among equal slots the
+// ring nearest its tail depth, never below 2 unless 2 does not fit) until ring_bytes <= avail.
+// Returns false if even depth 1 does not fit.
 bool fit_budget(const ddg::Ddg& g, std::vector<RingDepth>& r, int64_t avail,
                 int64_t mbarrier_bytes);
 

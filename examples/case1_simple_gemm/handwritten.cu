@@ -24,12 +24,36 @@ using namespace sched2cu::rt;
 #define SCHED2CU_HW_GROUP_M 16
 #endif
 
-constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 4, kGroupM = SCHED2CU_HW_GROUP_M;
+// Tuning knobs (defaults are the measured configuration; see docs/notes/gemm_tuning.md).
+// SCHED2CU_HW_BK: K extent of one ring stage (64: 128B-swizzled A rows; 32: 64B-swizzled A
+// rows, twice the stages in the same shared memory). SCHED2CU_HW_WAIT: wgmma groups left in
+// flight before a slot is released (0 or 1).
+#ifndef SCHED2CU_HW_BK
+#define SCHED2CU_HW_BK 64
+#endif
+#ifndef SCHED2CU_HW_STAGES
+#define SCHED2CU_HW_STAGES 4
+#endif
+#ifndef SCHED2CU_HW_WAIT
+#define SCHED2CU_HW_WAIT 1
+#endif
+// SCHED2CU_HW_DRAIN_READ: 1 = before exit, wait only until the TMA stores have READ their
+// shared-memory source (global writes still complete before the grid does); 0 = wait for the
+// global writes too.
+#ifndef SCHED2CU_HW_DRAIN_READ
+#define SCHED2CU_HW_DRAIN_READ 0
+#endif
+
+constexpr int kBM = 128, kBN = 256, kBK = SCHED2CU_HW_BK, kStages = SCHED2CU_HW_STAGES;
+constexpr int kGroupM = SCHED2CU_HW_GROUP_M, kWait = SCHED2CU_HW_WAIT;
+constexpr int kASwz = kBK * 2;  // A rows are one swizzle span wide
+static_assert(kASwz == 128 || kASwz == 64, "BK is 64 or 32 (f16)");
+static_assert(kWait == 0 || kWait == 1, "wgmma wait depth 0 or 1");
 constexpr int kCluster = SCHED2CU_HW_CLUSTER;  // CTAs per cluster, stacked along M
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kABytes = kBM * kBK * 2;           // 16 KB
-constexpr uint32_t kBBox = kBK * 64 * 2;              // one [64 K][64 N] box, 8 KB
+constexpr uint32_t kBBox = kBK * 64 * 2;              // one [BK][64 N] box
 constexpr uint32_t kBBytes = kBK * kBN * 2;           // 32 KB: 4 boxes
 constexpr uint32_t kCBox = 64 * 64 * 2;               // one 64x64 f16 epilogue box
 constexpr uint32_t kCBytes = kConsumers * 2 * kCBox;  // double-buffered per consumer
@@ -138,19 +162,21 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int ks = 0; ks < kBK / 16; ++ks) {
           wgmma_ss<kBN, __half, __half, Major::K, Major::MN>(
-              acc.v[0], wgmma_desc_k<128, 64>(sa + s * kABytes + c * (64 * 128), ks),
+              acc.v[0], wgmma_desc_k<kASwz, 64>(sa + s * kABytes + c * (64 * kASwz), ks),
               wgmma_desc_mn<128, kBK>(sb + s * kBBytes, ks), (k > 0 || ks > 0) ? 1 : 0);
         }
         wgmma_commit();
         wgmma_fence_operand(acc.v[0]);
-        // At most this stage's group in flight: the previous stage's MMAs are done reading.
-        wgmma_wait<1>();
+        // At most kWait groups in flight: the MMAs of stage k - kWait are done reading.
+        wgmma_wait<kWait>();
         wgmma_fence_operand(acc.v[0]);
-        if (k > 0) release(it - 1);
+        if (k >= kWait) release(it - kWait);
       }
       wgmma_wait<0>();
       wgmma_fence_operand(acc.v[0]);
-      release(it - 1);
+      if constexpr (kWait > 0) {
+        release(it - 1);
+      }
 
       // Epilogue: 4 column chunks of 64, double-buffered boxes, one TMA store each. The wait
       // before reuse covers the previous tile's stores too; they overlap this tile's main loop.
@@ -168,7 +194,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
-    if (leader) tma_wait<0>();
+    if (leader) {
+      if constexpr (SCHED2CU_HW_DRAIN_READ)
+        tma_wait_read<0>();
+      else
+        tma_wait<0>();
+    }
   }
   // No CTA may leave while a peer can still multicast into it or arrive on its barriers.
   if constexpr (kCluster > 1) cluster_sync();
@@ -197,7 +228,8 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   CUtensorMap map_a, map_b, map_c;
   cudaError_t e;
   const auto f16 = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  if ((e = tma_make_map_2d(&map_a, f16, 2, a, M, K, K, kBM, kBK, TmaSwizzle::b128)) != cudaSuccess)
+  if ((e = tma_make_map_2d(&map_a, f16, 2, a, M, K, K, kBM, kBK, static_cast<TmaSwizzle>(kASwz))) !=
+      cudaSuccess)
     return e;
   if ((e = tma_make_map_2d(&map_b, f16, 2, b, K, N, N, kBK, 64, TmaSwizzle::b128)) != cudaSuccess)
     return e;

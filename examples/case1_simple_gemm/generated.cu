@@ -77,7 +77,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int slice = wg - 1;  // warpgroup slice of the role
     uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     AccTile<64, 256> acc_4_23;  // iter_arg 0 of op 15 scf.for, 64 rows per warpgroup
-    acc_fill(acc_4_23, 0.000000e+00f);  // op 5 arith.constant
     const uint32_t it0_start = it0;
     for (int acc_3_22 = c0_i32_9; acc_3_22 < K; acc_3_22 += c64_i32_10, ++it0) {  // loop 0 (op 15 scf.for), II 1030, 1 stages
       ring0_0->wait_full(it0);  // ring 0: data landed (channel 0)
@@ -86,7 +85,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int ks = 0; ks < 4; ++ks)
         wgmma_ss<256, __half, __half, Major::K, Major::MN>(
             acc_4_23.v[0], wgmma_desc_k<128, 128>(buf1 + Ring<4>::slot(it0) * 16384u + (slice * 64 + 0) * 128, ks),
-            wgmma_desc_mn<128, 64>(buf2 + Ring<4>::slot(it0) * 32768u, ks), 1);
+            wgmma_desc_mn<128, 64>(buf2 + Ring<4>::slot(it0) * 32768u, ks), (it0 > it0_start || ks > 0) ? 1 : 0);
       wgmma_commit();
       wgmma_fence_operand(acc_4_23.v[0]);
       wgmma_wait<1>();  // keep one wgmma group in flight; the previous one is done
@@ -100,6 +99,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (it0 > it0_start) {
       if ((threadIdx.x % 32) == 0) ring0_0->release(it0 - 1);  // ring 0: last slot
     }
+    acc_zero_if(acc_4_23, it0 == it0_start);  // op 5 arith.constant: zeros if the loop ran no iteration
     const int v0_29 = pid_m_12 * c128_i32_7;  // op 22 arith.muli
     const int v1_30 = pid_n_13 * c256_i32_8;  // op 23 arith.muli
     // op 24 arith.truncf: f16 view of acc_4_23 (converted when stored)

@@ -51,6 +51,17 @@ SCHED2CU_DEVICE void acc_fill(AccTile<M, N>& d, float x) {
     for (int i = 0; i < N / 2; ++i) d.v[s][i] = x;
 }
 
+// d = 0 where `cond` holds, else unchanged. A select, not a branch: a fill inside a branch
+// redefines the accumulator registers on one path only, which made ptxas spill a 64x256 wgmma
+// accumulator (seen with nvcc 13.0); the emitter uses this for a zero-trip loop's accumulator.
+template <int M, int N>
+SCHED2CU_DEVICE void acc_zero_if(AccTile<M, N>& d, bool cond) {
+#pragma unroll
+  for (int s = 0; s < M / 64; ++s)
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) d.v[s][i] = cond ? 0.f : d.v[s][i];
+}
+
 // d = f(a) elementwise; f is any device callable float(float).
 template <int M, int N, class F>
 SCHED2CU_DEVICE void acc_map(AccTile<M, N>& d, const AccTile<M, N>& a, F f) {

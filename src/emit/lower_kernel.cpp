@@ -44,7 +44,7 @@ class KernelLowering {
   std::set<int> prefetch_;  // descriptors the current nest loads (prefetched once)
   std::vector<Stmt> lower_loop(const Role& r, int li);
   std::vector<Stmt> loop_stmts(const Role& r, int li);
-  std::vector<Stmt> declare_accumulators(const Role& r, int li);
+  std::vector<Stmt> declare_accumulators(const Role& r, int li, std::vector<Stmt>& post);
   void lower_tma_load(const Role& r, int li, const Node& n, BodyState& st, std::vector<Stmt>& body);
   void lower_mma(const Role& r, int li, const Node& n, BodyState& st, std::vector<Stmt>& body);
   void classify(const Role& r, int li, bool& tma, bool& other) const;
@@ -265,14 +265,19 @@ void KernelLowering::lower_mma(const Role& r, int li, const Node& n, BodyState& 
     g.desc_b = "wgmma_desc_mn<" + S(swb) + ", " + S(K) + ">(" + slot_b + ", ks)";
     g.acc = acc_var + ".v[" + S(s) + "]";
     g.ksteps = static_cast<int>(K / kstep_elems);
-    g.scale = "1";
+    // A zero-initialized accumulator read straight from its iter_arg starts fresh on the first
+    // k-step of the loop's first iteration (in this outer iteration, when nested).
+    g.scale = ti->second.zero_init_value == cval
+                  ? "(" + it + " > " + it + "_start || ks > 0) ? 1 : 0"
+                  : "1";
     body.push_back(g);
   }
 }
 
 // Register accumulators carried by loop `li` that role `r` uses, declared and initialized from
 // their splat constants right before the loop (per outer iteration when nested).
-std::vector<Stmt> KernelLowering::declare_accumulators(const Role& r, int li) {
+std::vector<Stmt> KernelLowering::declare_accumulators(const Role& r, int li,
+                                                      std::vector<Stmt>& post) {
   const Loop& L = c_.g.loops[li];
   ttgir::ForLoop fl = c_.f.for_loop(L.op);
   std::vector<Stmt> pre;
@@ -304,9 +309,18 @@ std::vector<Stmt> KernelLowering::declare_accumulators(const Role& r, int li) {
     pre.push_back(code("AccTile<" + S(tile.rows) + ", " + S(tile.cols) + "> " + tile.var + ";",
                        "iter_arg " + S(static_cast<long long>(k)) + " of " + c_.note(L.op) + ", " +
                            S(tile.rows) + " rows per warpgroup"));
-    pre.push_back(
-        code("acc_fill(" + tile.var + ", " + float_literal(c_, v->elems[0], init->id) + ");",
-             c_.note(init->id)));
+    if (is_zero_literal(v->elems[0])) {
+      // Folded into the first wgmma's scale-d; only a loop that ran no iteration still needs
+      // the zeros.
+      tile.zero_init_value = ia;
+      const std::string it = it_name(li);
+      post.push_back(code("acc_zero_if(" + tile.var + ", " + it + " == " + it + "_start);",
+                          c_.note(init->id) + ": zeros if the loop ran no iteration"));
+    } else {
+      pre.push_back(code(
+          "acc_fill(" + tile.var + ", " + float_literal(c_, v->elems[0], init->id) + ");",
+          c_.note(init->id)));
+    }
     c_.tiles[ia] = tile;
     c_.tiles[fl.results.at(k)] = tile;
   }
@@ -326,7 +340,8 @@ std::vector<Stmt> KernelLowering::loop_stmts(const Role& r, int li) {
   std::stable_sort(nodes.begin(), nodes.end(), [](const Node* a, const Node* b) {
     return std::tie(a->stage, a->order, a->id) < std::tie(b->stage, b->order, b->id);
   });
-  std::vector<Stmt> pre = declare_accumulators(r, li), body;
+  std::vector<Stmt> acc_post;
+  std::vector<Stmt> pre = declare_accumulators(r, li, acc_post), body;
   BodyState st;
   for (const Node* n : nodes) {
     const std::string& name = c_.op(n->op).name;
@@ -367,6 +382,7 @@ std::vector<Stmt> KernelLowering::loop_stmts(const Role& r, int li) {
     post.push_back(mma_wait(0, st.acc_all, "drain: the last wgmma group is done"));
     post.push_back(if_(it + " > " + it + "_start", last));
   }
+  post.insert(post.end(), acc_post.begin(), acc_post.end());
   std::string iv = c_.ident(fl.iv), ty = scalar_ctype(c_, c_.type(fl.iv), L.op);
   std::vector<Stmt> out = pre;
   if (st.mmas > 0) out.push_back(code("const uint32_t " + it + "_start = " + it + ";"));

@@ -64,6 +64,15 @@ std::string float_literal(const Ctx& c, const ttgir::Attribute& a, int op) {
   return a.text + "f";
 }
 
+bool is_zero_literal(const ttgir::Attribute& a) {
+  if (a.kind == ttgir::Attribute::Kind::Integer) return a.ival == 0;
+  // +0.0 only: -0.0 (0x80000000) as an accumulator start would change the sign of an exact zero
+  // sum, which scale-d = 0 would not reproduce.
+  if (a.kind != ttgir::Attribute::Kind::Float || a.text.empty() || a.text[0] == '-') return false;
+  if (a.text.rfind("0x", 0) == 0) return std::stoull(a.text, nullptr, 16) == 0;
+  return std::stod(a.text) == 0.0;
+}
+
 namespace {
 
 const std::map<std::string, std::string>& binops() {

@@ -91,7 +91,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int a_29 = tm_27 * c128_i32_9;  // op 23 arith.muli
       const int b_30 = tn_28 * c256_i32_10;  // op 24 arith.muli
       AccTile<64, 128> acc_4_33;  // iter_arg 0 of op 25 scf.for, 64 rows per warpgroup
-      acc_fill(acc_4_33, 0.000000e+00f);  // op 7 arith.constant
       const uint32_t it1_start = it1;
       for (int acc_3_32 = c0_i32_11; acc_3_32 < K; acc_3_32 += c64_i32_12, ++it1) {  // loop 1 (op 25 scf.for), II 512, 2 stages
         ring1_0->wait_full(it1);  // ring 0: data landed (channel 0)
@@ -100,7 +99,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int ks = 0; ks < 4; ++ks)
           wgmma_ss<128, __half, __half, Major::K, Major::MN>(
               acc_4_33.v[0], wgmma_desc_k<128, 128>(buf1 + Ring<6>::slot(it1) * 16384u + (slice * 64 + 0) * 128, ks),
-              wgmma_desc_mn<128, 64>(buf2 + Ring<6>::slot(it1) * 16384u, ks), 1);
+              wgmma_desc_mn<128, 64>(buf2 + Ring<6>::slot(it1) * 16384u, ks), (it1 > it1_start || ks > 0) ? 1 : 0);
         wgmma_commit();
         wgmma_fence_operand(acc_4_33.v[0]);
         wgmma_wait<1>();  // keep one wgmma group in flight; the previous one is done
@@ -114,6 +113,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (it1 > it1_start) {
         if ((threadIdx.x % 32) == 0) ring1_0->release(it1 - 1);  // ring 0: last slot
       }
+      acc_zero_if(acc_4_33, it1 == it1_start);  // op 7 arith.constant: zeros if the loop ran no iteration
       // op 32 arith.truncf: f16 view of acc_4_33 (converted when stored)
       // op 33 ttg.convert_layout: f16 view of acc_4_33 (converted when stored)
       {  // op 34 tt.descriptor_store via staging buffer 0

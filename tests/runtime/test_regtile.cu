@@ -8,7 +8,7 @@
 using namespace sched2cu::rt;
 
 constexpr int kM = 128, kN = 64;
-constexpr int kPlanes = 14;
+constexpr int kPlanes = 16;
 
 template <int M, int N>
 __device__ void load(AccTile<M, N>& t, const float* g) {
@@ -28,7 +28,7 @@ __device__ void store_row(float* g, const RowVec<M>& r, int N) {
     for (int i = 0; i < N / 2; ++i) g[(64 * s + acc_row(i)) * N + acc_col(i)] = r.v[s][(i % 4) / 2];
 }
 
-__global__ void regtile_kernel(const float* a_g, const float* b_g, float* out) {
+__global__ void regtile_kernel(const float* a_g, const float* b_g, float* out, int one) {
   __shared__ __align__(1024) uint8_t box[64 * 128];
   AccTile<kM, kN> a, b, d;
   load(a, a_g);
@@ -85,6 +85,13 @@ __global__ void regtile_kernel(const float* a_g, const float* b_g, float* out) {
     }
     __syncthreads();
   }
+  // acc_zero_if with a run-time condition, both ways
+  acc_scale(d, a, 1.f);
+  acc_zero_if(d, one == 1);
+  store(o + 14 * P, d);
+  acc_scale(d, a, 1.f);
+  acc_zero_if(d, one == 0);
+  store(o + 15 * P, d);
 }
 
 int main() {
@@ -104,7 +111,7 @@ int main() {
   RT_CHECK(cudaMemcpy(da, a.data(), P * 4, cudaMemcpyHostToDevice));
   RT_CHECK(cudaMemcpy(db, b.data(), P * 4, cudaMemcpyHostToDevice));
   RT_CHECK(cudaMemset(dout, 0xff, kPlanes * P * 4));
-  rt_test::launch_sync([&] { regtile_kernel<<<1, 128>>>(da, db, dout); });
+  rt_test::launch_sync([&] { regtile_kernel<<<1, 128>>>(da, db, dout, 1); });
   std::vector<float> o(kPlanes * P);
   RT_CHECK(cudaMemcpy(o.data(), dout, o.size() * 4, cudaMemcpyDeviceToHost));
   std::vector<float> rmax(kM, -INFINITY), rsum(kM, 0.f);
@@ -126,8 +133,10 @@ int main() {
                                 "acc_sub_row + acc_mul_row",
                                 "acc_convert<f16>",
                                 "acc_convert<bf16>",
-                                "acc_store_box<f16, 128B>"};
-  const double tol[kPlanes] = {0, 0, 0, 0, 0, 0, 2e-6, 2e-6, 0, 1e-6, 1e-5, 0, 0, 0};
+                                "acc_store_box<f16, 128B>",
+                                "acc_zero_if(true)",
+                                "acc_zero_if(false)"};
+  const double tol[kPlanes] = {0, 0, 0, 0, 0, 0, 2e-6, 2e-6, 0, 1e-6, 1e-5, 0, 0, 0, 0, 0};
   for (int p = 0; p < kPlanes; ++p) {
     std::vector<float> ref(P), got(o.begin() + p * P, o.begin() + (p + 1) * P);
     for (int i = 0; i < P; ++i) {
@@ -173,6 +182,12 @@ int main() {
           break;
         case 12:
           ref[i] = __bfloat162float(__float2bfloat16_rn(x));
+          break;
+        case 14:
+          ref[i] = 0.f;
+          break;
+        case 15:
+          ref[i] = x;
           break;
       }
     }

@@ -65,11 +65,21 @@ TimingStats summarize(std::vector<float> ms) {
   TimingStats s;
   s.count = static_cast<int>(ms.size());
   if (ms.empty()) return s;
+  s.samples = ms;
   std::sort(ms.begin(), ms.end());
   size_t n = ms.size();
   s.median_ms = n % 2 ? ms[n / 2] : 0.5 * (double(ms[n / 2 - 1]) + double(ms[n / 2]));
   s.min_ms = ms.front();
   s.max_ms = ms.back();
+  return s;
+}
+
+TimingStats pool(const TimingStats& a, const TimingStats& b) {
+  std::vector<float> all = a.samples;
+  all.insert(all.end(), b.samples.begin(), b.samples.end());
+  TimingStats s = summarize(std::move(all));
+  s.warmup = a.warmup + b.warmup;
+  s.estimate_ms = a.estimate_ms;
   return s;
 }
 

@@ -26,6 +26,7 @@ struct TimingStats {
   int count = 0;  // timed repetitions
   int warmup = 0;
   double estimate_ms = 0;  // per call, flush included, as do_bench estimates it
+  std::vector<float> samples;  // every timed repetition (ms), for pooling; not reported
 };
 
 // Number of warmup and timed repetitions for a per-call estimate (pure; unit-tested).
@@ -37,6 +38,10 @@ Iterations bench_iterations(double estimate_ms, const BenchOptions& opt);
 
 // Median (mean of the two middle values for an even count), min, max and count of `ms`.
 TimingStats summarize(std::vector<float> ms);
+
+// Pools two timings of the same kernel (samples concatenated, warmups added, the first estimate
+// kept): the statistics of both runs taken as one.
+TimingStats pool(const TimingStats& a, const TimingStats& b);
 
 // A launch returning a cudaError_t as int (0 = success). Any non-zero return stops the timing
 // with a sched2cu::Error naming the error.

@@ -65,7 +65,6 @@ TimingStats summarize(std::vector<float> ms) {
   TimingStats s;
   s.count = static_cast<int>(ms.size());
   if (ms.empty()) return s;
-  s.samples = ms;
   std::sort(ms.begin(), ms.end());
   size_t n = ms.size();
   s.median_ms = n % 2 ? ms[n / 2] : 0.5 * (double(ms[n / 2 - 1]) + double(ms[n / 2]));
@@ -74,57 +73,66 @@ TimingStats summarize(std::vector<float> ms) {
   return s;
 }
 
-TimingStats pool(const TimingStats& a, const TimingStats& b) {
-  std::vector<float> all = a.samples;
-  all.insert(all.end(), b.samples.begin(), b.samples.end());
-  TimingStats s = summarize(std::move(all));
-  s.warmup = a.warmup + b.warmup;
-  s.estimate_ms = a.estimate_ms;
-  return s;
+std::vector<TimingStats> do_bench_interleaved(const std::vector<LaunchFn>& fns,
+                                              const BenchOptions& opt) {
+  void* flush = flush_buffer(opt.flush_bytes);
+  cudaStream_t s = nullptr;  // legacy default stream: see timing.h
+  Events ev;
+  std::vector<double> estimate(fns.size());
+  std::vector<Iterations> its(fns.size());
+  for (size_t k = 0; k < fns.size(); ++k) {
+    run_checked(fns[k], "the first (untimed) call");
+    check_cuda(cudaDeviceSynchronize(), "the first (untimed) call");
+    cudaEvent_t e0 = ev.make(), e1 = ev.make();
+    check_cuda(cudaEventRecord(e0, s), "cudaEventRecord");
+    for (int i = 0; i < opt.estimate_calls; ++i) {
+      check_cuda(cudaMemsetAsync(flush, 0, opt.flush_bytes, s), "L2 flush");
+      run_checked(fns[k], "the estimate");
+    }
+    check_cuda(cudaEventRecord(e1, s), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(e1), "the estimate");
+    float est_total = 0;
+    check_cuda(cudaEventElapsedTime(&est_total, e0, e1), "cudaEventElapsedTime");
+    estimate[k] = est_total / opt.estimate_calls;
+    its[k] = bench_iterations(estimate[k], opt);
+  }
+  // Round robin from here on: warmup and timed calls of the kernels alternate one call at a
+  // time, so that every kernel samples the same stretch of the GPU's clock and power state.
+  int rounds = 0;
+  for (const auto& it : its) rounds = std::max({rounds, it.warmup, it.repeat});
+  for (int i = 0; i < rounds; ++i)
+    for (size_t k = 0; k < fns.size(); ++k)
+      if (i < its[k].warmup) run_checked(fns[k], "warmup");
+  std::vector<std::vector<cudaEvent_t>> starts(fns.size()), ends(fns.size());
+  for (size_t k = 0; k < fns.size(); ++k)
+    for (int i = 0; i < its[k].repeat; ++i) {
+      starts[k].push_back(ev.make());
+      ends[k].push_back(ev.make());
+    }
+  for (int i = 0; i < rounds; ++i)
+    for (size_t k = 0; k < fns.size(); ++k) {
+      if (i >= its[k].repeat) continue;
+      check_cuda(cudaMemsetAsync(flush, 0, opt.flush_bytes, s), "L2 flush");
+      check_cuda(cudaEventRecord(starts[k][i], s), "cudaEventRecord");
+      run_checked(fns[k], "timing");
+      check_cuda(cudaEventRecord(ends[k][i], s), "cudaEventRecord");
+    }
+  check_cuda(cudaDeviceSynchronize(), "the timed repetitions");
+  std::vector<TimingStats> out;
+  for (size_t k = 0; k < fns.size(); ++k) {
+    std::vector<float> ms(its[k].repeat);
+    for (int i = 0; i < its[k].repeat; ++i)
+      check_cuda(cudaEventElapsedTime(&ms[i], starts[k][i], ends[k][i]), "cudaEventElapsedTime");
+    TimingStats st = summarize(std::move(ms));
+    st.warmup = its[k].warmup;
+    st.estimate_ms = estimate[k];
+    out.push_back(std::move(st));
+  }
+  return out;
 }
 
 TimingStats do_bench(const LaunchFn& fn, const BenchOptions& opt) {
-  void* flush = flush_buffer(opt.flush_bytes);
-  cudaStream_t s = nullptr;  // legacy default stream: see timing.h
-  run_checked(fn, "the first (untimed) call");
-  check_cuda(cudaDeviceSynchronize(), "the first (untimed) call");
-
-  Events ev;
-  cudaEvent_t e0 = ev.make(), e1 = ev.make();
-  check_cuda(cudaEventRecord(e0, s), "cudaEventRecord");
-  for (int i = 0; i < opt.estimate_calls; ++i) {
-    check_cuda(cudaMemsetAsync(flush, 0, opt.flush_bytes, s), "L2 flush");
-    run_checked(fn, "the estimate");
-  }
-  check_cuda(cudaEventRecord(e1, s), "cudaEventRecord");
-  check_cuda(cudaEventSynchronize(e1), "the estimate");
-  float est_total = 0;
-  check_cuda(cudaEventElapsedTime(&est_total, e0, e1), "cudaEventElapsedTime");
-  double estimate = est_total / opt.estimate_calls;
-  Iterations it = bench_iterations(estimate, opt);
-
-  for (int i = 0; i < it.warmup; ++i) run_checked(fn, "warmup");
-
-  std::vector<cudaEvent_t> starts(it.repeat), ends(it.repeat);
-  for (int i = 0; i < it.repeat; ++i) {
-    starts[i] = ev.make();
-    ends[i] = ev.make();
-  }
-  for (int i = 0; i < it.repeat; ++i) {
-    check_cuda(cudaMemsetAsync(flush, 0, opt.flush_bytes, s), "L2 flush");
-    check_cuda(cudaEventRecord(starts[i], s), "cudaEventRecord");
-    run_checked(fn, "timing");
-    check_cuda(cudaEventRecord(ends[i], s), "cudaEventRecord");
-  }
-  check_cuda(cudaDeviceSynchronize(), "the timed repetitions");
-  std::vector<float> ms(it.repeat);
-  for (int i = 0; i < it.repeat; ++i) {
-    check_cuda(cudaEventElapsedTime(&ms[i], starts[i], ends[i]), "cudaEventElapsedTime");
-  }
-  TimingStats st = summarize(std::move(ms));
-  st.warmup = it.warmup;
-  st.estimate_ms = estimate;
-  return st;
+  return do_bench_interleaved({fn}, opt).at(0);
 }
 
 }  // namespace sched2cu::bench

@@ -311,22 +311,14 @@ json run_measurement(const MeasureRequest& req) {
                label + (gen ? (ok ? ": generated correct" : ": generated FAILS its check") : "") +
                    (hw ? (hw_ok ? ", handwritten correct" : ", handwritten FAILS its check") : ""));
       if (timing) {
-        // Each kernel on its own buffers. Generated and hand-written are timed A-B-B-A, each
-        // call with half the repetition time, and each kernel's samples pooled: under the
-        // H200's power cap the clock drifts within a shape's second of timing, and a fixed
-        // order measured the second kernel up to ~4% slow.
+        // Each kernel on its own buffers. Generated and hand-written are timed interleaved,
+        // one call each in turn (see do_bench_interleaved: a fixed order biased the ratio by up
+        // to 8% on the power-capped H200).
         if (hw && gen) {
-          b::BenchOptions half = bo;
-          half.rep_ms = bo.rep_ms / 2;
-          where = "timing handwritten at " + label;
-          b::TimingStats h1 = b::do_bench(hw_fn, half);
-          where = "timing generated at " + label;
-          b::TimingStats g1 = b::do_bench(gen_fn, half);
-          b::TimingStats g2 = b::do_bench(gen_fn, half);
-          where = "timing handwritten at " + label;
-          b::TimingStats h2 = b::do_bench(hw_fn, half);
-          js["hw"] = timing_json(b::pool(h1, h2), metric);
-          js["gen"] = timing_json(b::pool(g1, g2), metric);
+          where = "timing generated and handwritten at " + label;
+          auto t = b::do_bench_interleaved({gen_fn, hw_fn}, bo);
+          js["gen"] = timing_json(t[0], metric);
+          js["hw"] = timing_json(t[1], metric);
         } else if (hw) {
           where = "timing handwritten at " + label;
           js["hw"] = timing_json(b::do_bench(hw_fn, bo), metric);

@@ -37,20 +37,6 @@ TEST(Summarize, MedianMinMax) {
   EXPECT_EQ(summarize({}).count, 0);
 }
 
-TEST(Timing, PoolTakesTheStatisticsOfBothRunsAsOne) {
-  TimingStats a = summarize({5.f, 1.f, 3.f});
-  a.warmup = 2;
-  a.estimate_ms = 0.5;
-  TimingStats b = summarize({2.f, 4.f});
-  b.warmup = 3;
-  TimingStats p = pool(a, b);
-  EXPECT_EQ(p.count, 5);
-  EXPECT_DOUBLE_EQ(p.median_ms, 3.0);
-  EXPECT_DOUBLE_EQ(p.min_ms, 1.0);
-  EXPECT_DOUBLE_EQ(p.max_ms, 5.0);
-  EXPECT_EQ(p.warmup, 5);
-  EXPECT_DOUBLE_EQ(p.estimate_ms, 0.5);
-}
 
 TEST(DType, SizesAndNames) {
   EXPECT_EQ(dtype_size(DType::f16), 2u);

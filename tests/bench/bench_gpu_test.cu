@@ -91,6 +91,21 @@ int main() {
         },
         o);
     EXPECT(t.count >= 1 && t.min_ms > 0 && t.min_ms <= t.median_ms && t.median_ms <= t.max_ms);
+    // Interleaved timing of a GEMM and a 4x larger one: every kernel timed, each with its own
+    // counts, and the larger one measured slower.
+    auto small = [&] {
+      return blas.gemm({a, DType::f16}, {b, DType::f16}, c2, DType::f16, M, N, K);
+    };
+    auto big = [&] {
+      int rc = 0;
+      for (int r = 0; r < 4 && rc == 0; ++r)
+        rc = blas.gemm({a, DType::f16}, {b, DType::f16}, c2, DType::f16, M, N, K);
+      return rc;
+    };
+    std::vector<TimingStats> tt = do_bench_interleaved({small, big}, o);
+    EXPECT(tt.size() == 2 && tt[0].count >= 1 && tt[1].count >= 1);
+    EXPECT(tt[1].median_ms > tt[0].median_ms);
+    EXPECT(tt[0].count >= tt[1].count);
     // A failing launch stops the timing with an error.
     bool threw = false;
     try {

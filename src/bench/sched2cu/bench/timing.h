@@ -26,7 +26,6 @@ struct TimingStats {
   int count = 0;  // timed repetitions
   int warmup = 0;
   double estimate_ms = 0;  // per call, flush included, as do_bench estimates it
-  std::vector<float> samples;  // every timed repetition (ms), for pooling; not reported
 };
 
 // Number of warmup and timed repetitions for a per-call estimate (pure; unit-tested).
@@ -39,16 +38,20 @@ Iterations bench_iterations(double estimate_ms, const BenchOptions& opt);
 // Median (mean of the two middle values for an even count), min, max and count of `ms`.
 TimingStats summarize(std::vector<float> ms);
 
-// Pools two timings of the same kernel (samples concatenated, warmups added, the first estimate
-// kept): the statistics of both runs taken as one.
-TimingStats pool(const TimingStats& a, const TimingStats& b);
-
 // A launch returning a cudaError_t as int (0 = success). Any non-zero return stops the timing
 // with a sched2cu::Error naming the error.
 using LaunchFn = std::function<int()>;
 
 // Times `fn` on the current device. Throws sched2cu::Error on any CUDA error or launch failure.
 TimingStats do_bench(const LaunchFn& fn, const BenchOptions& opt = {});
+
+// Times several kernels side by side: each gets its own estimate and its own do_bench iteration
+// counts, but after the estimates their warmup calls and then their timed calls alternate one
+// call at a time (each timed call still after its own L2 flush). Kernels compared in one table
+// must be timed this way: on the H200 under its 700 W cap, where a kernel sat in a sequence of
+// back-to-back do_bench runs moved its result by up to 8%.
+std::vector<TimingStats> do_bench_interleaved(const std::vector<LaunchFn>& fns,
+                                              const BenchOptions& opt = {});
 
 // Releases the flush buffer (kept between calls to avoid re-allocating 256 MiB per timing).
 void release_flush_buffer();

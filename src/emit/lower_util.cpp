@@ -153,24 +153,27 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
     }
     blk.push_back(code("uint8_t* const stage = " + buf_name(b->id) +
                        (parts > 1 ? " + slice * " + S(box_bytes * nbox) + "u" : "") + ";"));
+    // Box by box: convert box ch into its own staging bytes, fence, sync the warpgroup, and let
+    // one thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1
+    // (every box has its own bytes: nothing waits for an earlier store to read its staging).
     std::vector<Stmt> chunk;
     for (int s = 0; s < tile.rows / 64; ++s)
       chunk.push_back(code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) +
                            ">(stage + ch * " + S(box_bytes) + "u, " + tile.var + ", " + S(s) +
                            ", " + S(w) + " * ch, " + S(64 * s) + ");"));
+    chunk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
+    chunk.push_back(code("warpgroup_sync(1 + wg);"));
+    chunk.push_back(if_("thread_idx_in_warpgroup() == 0",
+                        {tma_store(d.map, "stage + ch * " + S(box_bytes) + "u",
+                                   {col + " + " + S(w) + " * ch", rows}, ""),
+                         code("tma_commit();")},
+                        "one thread stores the box"));
     blk.push_back(code("#pragma unroll"));
     blk.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch", chunk,
-                       "convert to " + d.elem + " into " + S(nbox) + " TMA boxes"));
-    blk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
-    blk.push_back(code("warpgroup_sync(1 + wg);"));
-    std::vector<Stmt> issue;
-    issue.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch",
-                         {tma_store(d.map, "stage + ch * " + S(box_bytes) + "u",
-                                    {col + " + " + S(w) + " * ch", rows}, "")}));
-    issue.push_back(code("tma_commit();"));
+                       "convert to " + d.elem + " and store " + S(nbox) + " TMA boxes"));
     if (!in_loop)
-      issue.push_back(code("tma_wait<0>();", "stores complete (and staging read) before exit"));
-    blk.push_back(if_("thread_idx_in_warpgroup() == 0", issue, "one thread issues the stores"));
+      blk.push_back(if_("thread_idx_in_warpgroup() == 0",
+                        {code("tma_wait<0>();", "stores complete (and staging read) before exit")}));
     return {block(blk, c.note(op) + " via staging buffer " + S(b->id))};
   }
   c.fail(op, "no epilogue lowering for this op yet");

@@ -121,16 +121,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         warpgroup_sync(1 + wg);
         uint8_t* const stage = buf0 + slice * 16384u;
         #pragma unroll
-        for (int ch = 0; ch < 2; ++ch) {  // convert to f16 into 2 TMA boxes
+        for (int ch = 0; ch < 2; ++ch) {  // convert to f16 and store 2 TMA boxes
           acc_store_box<__half, 128, 64>(stage + ch * 8192u, acc_4_33, 0, 64 * ch, 0);
-        }
-        fence_proxy_async();  // generic-proxy writes -> TMA store
-        warpgroup_sync(1 + wg);
-        if (thread_idx_in_warpgroup() == 0) {  // one thread issues the stores
-          for (int ch = 0; ch < 2; ++ch) {
+          fence_proxy_async();  // generic-proxy writes -> TMA store
+          warpgroup_sync(1 + wg);
+          if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
             tma_store_2d(&map_c_desc_20, stage + ch * 8192u, b_30 + 64 * ch, a_29 + slice * 64);
+            tma_commit();
           }
-          tma_commit();
         }
       }
     }

@@ -117,18 +117,22 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
     const bool in_loop = c.op(op).parent_op != ttgir::kNoId;
     if (b == nullptr)
       c.fail(op, "no function-scope staging buffer for this store in the schedule graph");
-    int64_t w = inner_box(c, d, op);
     const int parts = r.split_parts;
     if (d.block[0] != static_cast<int64_t>(tile.rows) * parts || d.block[1] != tile.cols)
       c.fail(op, "stored tile shape differs from the descriptor block");
     if (b->loop >= 0 && b->loop != loop_index_of(c, c.op(op).parent_op))
       c.fail(op, "staging buffer " + S(b->id) + " belongs to another loop");
-    if (b->shape != std::vector<int>{tile.rows * parts, tile.cols} || b->depth != 1)
+    int64_t w = inner_box(c, d, op);
+    // Two staging forms (docs/emitter.md): the whole stored tile once, or a ring of `depth`
+    // column subtiles one TMA box wide (box ch uses slot ch % depth).
+    const bool whole = b->shape == std::vector<int>{tile.rows * parts, tile.cols} && b->depth == 1;
+    const bool sub = b->shape == std::vector<int>{tile.rows * parts, static_cast<int>(w)} &&
+                     b->depth >= 2 && tile.cols % w == 0;
+    if (!whole && !sub)
       c.fail(op, "staging buffer " + S(b->id) + " must hold the stored [" + S(tile.rows * parts) +
-                     ", " + S(tile.cols) + "] tile once (depth 1)");
+                     ", " + S(tile.cols) + "] tile once (depth 1) or be a ring of [" +
+                     S(tile.rows * parts) + ", " + S(w) + "] subtiles (depth >= 2)");
     fix_box(c, d, {tile.rows, w}, op);
-    // Warpgroup k stages its rows as cols/w TMA boxes [rows][w] at k * slice bytes; every box
-    // has its own bytes, so the boxes are written, fenced and stored with one barrier.
     const long long box_bytes = static_cast<long long>(tile.rows) * w * d.elem_bytes;
     const long long nbox = tile.cols / w;
     std::string row = c.ident(o.operands.at(1)), col = c.ident(o.operands.at(2));
@@ -143,37 +147,61 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
                "role-wide: every warpgroup is done with the loop rings staging overlays"));
       st.role_synced = true;
     }
-    if (in_loop) {
-      // The previous iteration's stores may still be in flight (they overlap this iteration's
-      // main loop); wait until they have read the staging before anyone rewrites it.
-      blk.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();",
-                         "previous stores have read the staging"));
-      blk.push_back(code("warpgroup_sync(1 + wg);"));
-      st.stores_in_flight = true;
-    }
-    blk.push_back(code("uint8_t* const stage = " + buf_name(b->id) +
-                       (parts > 1 ? " + slice * " + S(box_bytes * nbox) + "u" : "") + ";"));
-    // Box by box: convert box ch into its own staging bytes, fence, sync the warpgroup, and let
-    // one thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1
-    // (every box has its own bytes: nothing waits for an earlier store to read its staging).
+    if (in_loop) st.stores_in_flight = true;
     std::vector<Stmt> chunk;
+    std::string at;  // this box's staging bytes
+    if (whole) {
+      // Warpgroup k stages its rows as cols/w TMA boxes [rows][w] at k * slice bytes.
+      if (in_loop) {
+        // The previous iteration's stores may still be in flight (they overlap this iteration's
+        // main loop); wait until they have read the staging before anyone rewrites it.
+        blk.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();",
+                           "previous stores have read the staging"));
+        blk.push_back(code("warpgroup_sync(1 + wg);"));
+      }
+      blk.push_back(code("uint8_t* const stage = " + buf_name(b->id) +
+                         (parts > 1 ? " + slice * " + S(box_bytes * nbox) + "u" : "") + ";"));
+      at = "stage + ch * " + S(box_bytes) + "u";
+    } else {
+      // Slot s holds every warpgroup's [rows][w] box of one column subtile: warpgroup k's at
+      // s * slot bytes + k * box bytes. Box ch reuses the bytes of box ch - depth, so the
+      // storing thread first waits until at most depth - 1 of its stores are still reading.
+      const long long slot_bytes = static_cast<long long>(b->bytes);
+      blk.push_back(code("uint8_t* const stage = " + buf_name(b->id) +
+                         (parts > 1 ? " + slice * " + S(box_bytes) + "u" : "") + ";"));
+      if (in_loop)
+        // Stores of the previous iteration may still read any slot; box 0 waits for all of
+        // them (their count and slots depend on that iteration), later boxes for box ch - depth.
+        chunk.push_back(if_("thread_idx_in_warpgroup() == 0",
+                            {code("if (ch == 0) tma_wait_read<0>(); else tma_wait_read<" +
+                                  S(b->depth - 1) + ">();")},
+                            "slot ch % " + S(b->depth) + " has been read by its last store"));
+      else
+        chunk.push_back(if_(
+            "thread_idx_in_warpgroup() == 0", {code("tma_wait_read<" + S(b->depth - 1) + ">();")},
+            "the store of box ch - " + S(b->depth) + " (same slot) has read its bytes"));
+      chunk.push_back(code("warpgroup_sync(1 + wg);", "nobody writes the slot before that"));
+      at = "stage + (ch % " + S(b->depth) + ") * " + S(slot_bytes) + "u";
+    }
+    // Box by box: convert box ch into its staging bytes, fence, sync the warpgroup, and let one
+    // thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1.
     for (int s = 0; s < tile.rows / 64; ++s)
-      chunk.push_back(code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) +
-                           ">(stage + ch * " + S(box_bytes) + "u, " + tile.var + ", " + S(s) +
-                           ", " + S(w) + " * ch, " + S(64 * s) + ");"));
+      chunk.push_back(code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at +
+                           ", " + tile.var + ", " + S(s) + ", " + S(w) + " * ch, " + S(64 * s) +
+                           ");"));
     chunk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
-    chunk.push_back(code("warpgroup_sync(1 + wg);"));
-    chunk.push_back(if_("thread_idx_in_warpgroup() == 0",
-                        {tma_store(d.map, "stage + ch * " + S(box_bytes) + "u",
-                                   {col + " + " + S(w) + " * ch", rows}, ""),
-                         code("tma_commit();")},
-                        "one thread stores the box"));
+    chunk.push_back(code("warpgroup_sync(1 + wg);", "the whole box is written"));
+    chunk.push_back(
+        if_("thread_idx_in_warpgroup() == 0",
+            {tma_store(d.map, at, {col + " + " + S(w) + " * ch", rows}, ""), code("tma_commit();")},
+            "one thread stores the box"));
     blk.push_back(code("#pragma unroll"));
     blk.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch", chunk,
                        "convert to " + d.elem + " and store " + S(nbox) + " TMA boxes"));
     if (!in_loop)
-      blk.push_back(if_("thread_idx_in_warpgroup() == 0",
-                        {code("tma_wait<0>();", "stores complete (and staging read) before exit")}));
+      blk.push_back(
+          if_("thread_idx_in_warpgroup() == 0",
+              {code("tma_wait<0>();", "stores complete (and staging read) before exit")}));
     return {block(blk, c.note(op) + " via staging buffer " + S(b->id))};
   }
   c.fail(op, "no epilogue lowering for this op yet");

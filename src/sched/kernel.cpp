@@ -136,6 +136,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   std::map<OpId, int> loop_index;
   for (size_t i = 0; i < loops.size(); ++i) loop_index[loops[i]] = static_cast<int>(i);
   int64_t resident = 0, staging = 0;
+  std::vector<int> staging_ids;  // function-scope store staging, whole tile until planned below
   for (const auto& op : f.ops) {
     if (enclosing_for(f, op.id) != ttgir::kNoId) continue;
     if (op.name == "tt.descriptor_load") {
@@ -162,6 +163,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
       b.producer_op = op.id;
       b.consumer_ops = {op.id};
       staging += b.bytes;
+      staging_ids.push_back(static_cast<int>(g.buffers.size()));
       g.buffers.push_back(b);
     }
   }
@@ -188,8 +190,36 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     if (lb && ub && st && *st > 0) trips = std::max<int64_t>(0, (*ub - *lb + *st - 1) / *st);
     inner_latency[loops[k]] = pl.sched.ii * (trips + pl.sched.max_stage());
   }
-  // The epilogue staging overlays the rings once the loops are done: the peak is the larger.
-  if (resident + std::max(rings_so_far, staging) > budget)
+  // Epilogue staging form (docs/scheduler.md, "Epilogue staging"): the rings were planned
+  // first and never give up depth for staging. 1024 B is the emitter's alignment slack.
+  const int64_t room = budget - 1024 - resident - rings_so_far;
+  // Subtile box width: one 128-byte swizzle span of elements (64 for f16), the TMA box width.
+  auto elem_bytes = [&](const sgraph::Buffer& b) {
+    return std::max<int64_t>(1, b.bytes / (int64_t{b.shape.front()} * b.shape.back()));
+  };
+  int64_t sub_bytes = 0;
+  bool sub_ok = !staging_ids.empty();
+  for (int id : staging_ids) {
+    const auto& b = g.buffers[id];
+    const int64_t eb = elem_bytes(b), box = 128 / eb;
+    sub_ok = sub_ok && b.shape.size() == 2 && box > 0 && b.shape[1] > box && b.shape[1] % box == 0;
+    if (sub_ok) sub_bytes += 2 * b.shape[0] * box * eb;
+  }
+  if (staging > room && sub_ok && sub_bytes <= room) {
+    // The whole tile does not fit beside the rings but a 2-deep ring of TMA-box-wide column
+    // subtiles does: the epilogue then needs no role-wide barrier (nothing is overlaid).
+    for (int id : staging_ids) {
+      auto& b = g.buffers[id];
+      const int eb = static_cast<int>(elem_bytes(b));
+      b.shape[1] = 128 / eb;
+      b.bytes = b.shape[0] * b.shape[1] * eb;
+      b.depth = 2;
+    }
+    staging = sub_bytes;
+  }
+  // Staging that still does not fit beside the rings overlays them once the loops are done.
+  const bool overlay = staging > room;
+  if (resident + (overlay ? std::max(rings_so_far, staging) : rings_so_far + staging) > budget)
     throw Error("shared memory over budget after planning");
 
   // Partition from the loop with tensor-core work (else the first loop).

@@ -103,6 +103,28 @@ struct Checker {
     return 0;
   }
 
+  // Function-scope staging of a tt.descriptor_store: the stored tile once (depth 1), or a ring
+  // of column subtiles [rows, w] whose width divides the tile's (the emitter stores it box by
+  // box, slot = box % depth).
+  void staging(const Buffer& b, const std::string& p) {
+    const ttgir::Op& o = fn->op(b.producer_op);
+    if (o.name != "tt.descriptor_store" || o.operands.empty()) return;
+    const auto& sh = fn->value(o.operands.back()).type.shape;
+    std::vector<int> tile(sh.begin(), sh.end());
+    if (b.shape == tile) {
+      if (b.depth != 1) bad(p + "/depth", "whole-tile staging must have depth 1");
+      return;
+    }
+    if (b.shape.size() != 2 || tile.size() != 2 || b.shape[0] != tile[0] || b.shape[1] <= 0 ||
+        b.shape[1] >= tile[1] || tile[1] % b.shape[1] != 0) {
+      bad(p + "/shape",
+          "staging must be the stored tile or a column subtile [rows, w] whose "
+          "width divides the tile's");
+      return;
+    }
+    if (b.depth < 2) bad(p + "/depth", "a subtile staging ring needs depth >= 2");
+  }
+
   void buffers() {
     std::map<int, long long> loop_bytes;
     for (size_t i = 0; i < g.buffers.size(); ++i) {
@@ -124,6 +146,7 @@ struct Checker {
       for (size_t k = 0; k < b.consumer_ops.size(); ++k)
         if (!op_ok(b.consumer_ops[k])) bad(p + "/consumer_ops/" + std::to_string(k), "unknown op");
       if (b.live_end < b.live_start) bad(p + "/live_end", "ends before it starts");
+      if (b.loop == -1 && op_ok(b.producer_op)) staging(b, p);
       if (b.ring != -1) {
         if (b.loop < 0 || b.loop >= static_cast<int>(g.loops.size()) || b.ring < 0 ||
             b.ring >= static_cast<int>(g.loops[b.loop].rings.size())) {

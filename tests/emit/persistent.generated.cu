@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int ch = 0; ch < 2; ++ch) {  // convert to f16 and store 2 TMA boxes
           acc_store_box<__half, 128, 64>(stage + ch * 8192u, acc_4_33, 0, 64 * ch, 0);
           fence_proxy_async();  // generic-proxy writes -> TMA store
-          warpgroup_sync(1 + wg);
+          warpgroup_sync(1 + wg);  // the whole box is written
           if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
             tma_store_2d(&map_c_desc_20, stage + ch * 8192u, b_30 + 64 * ch, a_29 + slice * 64);
             tma_commit();

@@ -59,6 +59,42 @@ TEST(EmitGolden, PersistentNestedLoops) {
   EXPECT_NE(out.find("const uint32_t it1_start = it1;"), std::string::npos);  // counter spans tiles
 }
 
+// Subtile staging ring (docs/emitter.md): the case1 C store through a 2-deep ring of [128, 64]
+// slots beside the rings, box j in slot j % 2 after the store of box j - 2 has read it; nothing
+// overlays the rings, so no role-wide barrier.
+TEST(EmitStaging, SubtileRingAtFunctionScope) {
+  auto g = fixture();
+  ASSERT_EQ(g.buffers[2].loop, -1);
+  std::string whole = emit(g, "x.json");
+  EXPECT_NE(whole.find("named_bar_sync("), std::string::npos);  // 64 KB only fits overlaid
+  g.buffers[2].shape = {128, 64};
+  g.buffers[2].bytes = 128 * 64 * 2;
+  g.buffers[2].depth = 2;
+  std::string out = emit(g, "x.json");
+  EXPECT_EQ(out.find("named_bar_sync("), std::string::npos);
+  EXPECT_NE(out.find("tma_wait_read<1>();"), std::string::npos);
+  EXPECT_NE(out.find("stage + (ch % 2) * 16384u"), std::string::npos);
+  EXPECT_NE(out.find("+ slice * 8192u;"), std::string::npos);  // warpgroup k's box in a slot
+  g.buffers[2].shape = {128, 128};  // neither the tile nor one TMA box wide
+  g.buffers[2].bytes = 128 * 128 * 2;
+  EXPECT_THROW(emit(g, "x.json"), Error);
+}
+
+// Inside a persistent loop the previous tile's stores may still read any slot: box 0 waits for
+// all of them, later boxes only for the store two boxes back.
+TEST(EmitStaging, SubtileRingInsideALoopWaitsForThePreviousIteration) {
+  auto g =
+      sched2cu::sgraph::read_schedule_graph(kSrc / "tests/emit/persistent.schedule_graph.json");
+  ASSERT_EQ(g.buffers[0].loop, 0);
+  g.buffers[0].shape = {128, 64};
+  g.buffers[0].bytes = 128 * 64 * 2;
+  g.buffers[0].depth = 2;
+  g.loops[0].rings[0].depth = 2;
+  std::string out = emit(g, "x.json");
+  EXPECT_NE(out.find("if (ch == 0) tma_wait_read<0>(); else tma_wait_read<1>();"),
+            std::string::npos);
+}
+
 TEST(EmitGolden, Deterministic) {
   auto g = fixture();
   EXPECT_EQ(emit(g, "x.json"), emit(g, "x.json"));

@@ -118,3 +118,32 @@ TEST(Kernel, SmemBudgetCutRederivesIi) {
   EXPECT_EQ(one.plans.at(0).rings.at(0).depth, 1);
   EXPECT_GT(one.plans.at(0).sched.ii, 1030);
 }
+
+// The whole C tile (64 KB) does not fit beside case1's 4-deep A+B ring, so the epilogue stages
+// through a 2-deep ring of 64-column subtiles beside it (no overlay, no role-wide barrier);
+// with room to spare the whole tile is kept. Ring depth is never traded for staging.
+TEST(Kernel, EpilogueStagingIsASubtileRingWhenTheTileDoesNotFit) {
+  InRepo here;
+  auto t = target();
+  auto m = ttgir::parse_file("examples/case1_simple_gemm/pre_modulo.ttgir");
+  auto ks = sched::schedule_kernel(m, "x", t, {});
+  EXPECT_EQ(ks.plans.at(0).rings.at(0).depth, 4);
+  const sgraph::Buffer* st = nullptr;
+  for (const auto& b : ks.graph.buffers)
+    if (b.loop == -1) st = &b;
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(st->shape, (std::vector<int>{128, 64}));
+  EXPECT_EQ(st->depth, 2);
+  EXPECT_EQ(st->bytes, 16384);
+  EXPECT_LE(ks.plans.at(0).ring_bytes + int64_t{st->bytes} * st->depth + 1024,
+            t.budgets.smem_bytes_per_block);
+  EXPECT_TRUE(sgraph::check(ks.graph).empty());
+
+  t.budgets.smem_bytes_per_block = 1 << 20;  // everything fits: the whole tile, once
+  auto big = sched::schedule_kernel(m, "x", t, {});
+  for (const auto& b : big.graph.buffers)
+    if (b.loop == -1) {
+      EXPECT_EQ(b.shape, (std::vector<int>{128, 256}));
+      EXPECT_EQ(b.depth, 1);
+    }
+}

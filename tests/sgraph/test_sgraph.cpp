@@ -95,6 +95,29 @@ TEST(SgraphJson, SchemaErrorsNameTheJsonPath) {
 TEST(SgraphValidate, CatchesBrokenSchedules) {
   ScheduleGraph base = read_schedule_graph(kFixture);
   {
+    // Epilogue staging (buffer 2 stages the [128, 256] f16 C store): a 2-deep ring of
+    // 64-column subtiles is valid; a width that does not divide 256, or a 1-deep subtile, is not.
+    ScheduleGraph g = base;
+    ASSERT_EQ(g.buffers[2].loop, -1);
+    g.buffers[2].shape = {128, 64};
+    g.buffers[2].bytes = 16384;
+    g.buffers[2].depth = 2;
+    EXPECT_FALSE(has_problem(g, "/buffers/2/shape", ""));
+    EXPECT_FALSE(has_problem(g, "/buffers/2/depth", ""));
+    g.buffers[2].depth = 1;
+    EXPECT_TRUE(has_problem(g, "/buffers/2/depth", "depth >= 2"));
+    g.buffers[2].depth = 2;
+    g.buffers[2].shape = {128, 96};
+    g.buffers[2].bytes = 24576;
+    EXPECT_TRUE(has_problem(g, "/buffers/2/shape", "column subtile"));
+    g.buffers[2].shape = {64, 64};
+    g.buffers[2].bytes = 8192;
+    EXPECT_TRUE(has_problem(g, "/buffers/2/shape", "column subtile"));
+    g.buffers[2] = base.buffers[2];
+    g.buffers[2].depth = 2;
+    EXPECT_TRUE(has_problem(g, "/buffers/2/depth", "whole-tile staging"));
+  }
+  {
     ScheduleGraph g = base;
     g.loops[0].nodes[4].cycle = 100;  // dot before its operands are ready
     EXPECT_TRUE(has_problem(g, "/loops/0/edges/2", "dependence violated"));

@@ -277,7 +277,7 @@ void KernelLowering::lower_mma(const Role& r, int li, const Node& n, BodyState& 
 // Register accumulators carried by loop `li` that role `r` uses, declared and initialized from
 // their splat constants right before the loop (per outer iteration when nested).
 std::vector<Stmt> KernelLowering::declare_accumulators(const Role& r, int li,
-                                                      std::vector<Stmt>& post) {
+                                                       std::vector<Stmt>& post) {
   const Loop& L = c_.g.loops[li];
   ttgir::ForLoop fl = c_.f.for_loop(L.op);
   std::vector<Stmt> pre;
@@ -317,9 +317,9 @@ std::vector<Stmt> KernelLowering::declare_accumulators(const Role& r, int li,
       post.push_back(code("acc_zero_if(" + tile.var + ", " + it + " == " + it + "_start);",
                           c_.note(init->id) + ": zeros if the loop ran no iteration"));
     } else {
-      pre.push_back(code(
-          "acc_fill(" + tile.var + ", " + float_literal(c_, v->elems[0], init->id) + ");",
-          c_.note(init->id)));
+      pre.push_back(
+          code("acc_fill(" + tile.var + ", " + float_literal(c_, v->elems[0], init->id) + ");",
+               c_.note(init->id)));
     }
     c_.tiles[ia] = tile;
     c_.tiles[fl.results.at(k)] = tile;

@@ -37,7 +37,6 @@ TEST(Summarize, MedianMinMax) {
   EXPECT_EQ(summarize({}).count, 0);
 }
 
-
 TEST(DType, SizesAndNames) {
   EXPECT_EQ(dtype_size(DType::f16), 2u);
   EXPECT_EQ(dtype_size(DType::e4m3), 1u);

@@ -109,8 +109,11 @@ std::vector<TimingStats> do_bench_interleaved(const std::vector<LaunchFn>& fns,
       starts[k].push_back(ev.make());
       ends[k].push_back(ev.make());
     }
+  // Odd rounds run the kernels in reverse order, so that no kernel always comes first after
+  // another kernel's flush.
   for (int i = 0; i < rounds; ++i)
-    for (size_t k = 0; k < fns.size(); ++k) {
+    for (size_t j = 0; j < fns.size(); ++j) {
+      const size_t k = i % 2 ? fns.size() - 1 - j : j;
       if (i >= its[k].repeat) continue;
       check_cuda(cudaMemsetAsync(flush, 0, opt.flush_bytes, s), "L2 flush");
       check_cuda(cudaEventRecord(starts[k][i], s), "cudaEventRecord");

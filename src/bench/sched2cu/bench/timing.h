@@ -47,7 +47,8 @@ TimingStats do_bench(const LaunchFn& fn, const BenchOptions& opt = {});
 
 // Times several kernels side by side: each gets its own estimate and its own do_bench iteration
 // counts, but after the estimates their warmup calls and then their timed calls alternate one
-// call at a time (each timed call still after its own L2 flush). Kernels compared in one table
+// call at a time, the order reversed every other round (each timed call still after its own L2
+// flush). Kernels compared in one table
 // must be timed this way: on the H200 under its 700 W cap, where a kernel sat in a sequence of
 // back-to-back do_bench runs moved its result by up to 8%.
 std::vector<TimingStats> do_bench_interleaved(const std::vector<LaunchFn>& fns,

@@ -19,6 +19,14 @@ std::string read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
+std::optional<std::string> read_file_if_exists(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
   std::filesystem::path tmp = path;
   tmp += ".tmp";

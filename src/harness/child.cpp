@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sched2cu/common/diag.h"
+#include "sched2cu/common/file_util.h"
 
 namespace sched2cu::harness {
 
@@ -27,13 +28,7 @@ Measurement run_measure_child(std::vector<std::string> argv, double timeout_s) {
   o.stdout_to_stderr = true;
   o.capture_stderr = false;
   ProcResult p = run_process(argv, o);
-  std::string text;
-  {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    text = ss.str();
-  }
+  std::string text = read_file_if_exists(path).value_or("");
   std::remove(path.c_str());
   return interpret_child(text, p);
 }

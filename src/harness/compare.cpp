@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "sched2cu/common/diag.h"
+#include "sched2cu/common/file_util.h"
 #include "sched2cu/harness/git.h"
 #include "sched2cu/harness/runner.h"
 #include "sched2cu/harness/table.h"
@@ -31,11 +32,6 @@ struct TempDir {
     fs::remove_all(path, ec);
   }
 };
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
 
 }  // namespace
 
@@ -77,7 +73,7 @@ std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& mea
         row.right_m = measure(c, gen, "compare", name + " (branch)");
         row.right = compare_cell(*row.right_m);
         row.bold = true;
-      } else if (*old == read_bytes(gen)) {
+      } else if (*old == read_file(gen)) {
         row.status = "unchanged";
         row.left_m = measure(c, gen, "compare", name);
         row.left = compare_cell(*row.left_m);

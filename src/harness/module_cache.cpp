@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "sched2cu/common/file_util.h"
 #include "sched2cu/harness/results.h"
 #include "sched2cu/harness/subprocess.h"
 
@@ -38,13 +39,6 @@ struct Fnv {
   }
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 const std::string& nvcc_version(const std::string& nvcc) {
   static std::map<std::string, std::string> memo;
   auto it = memo.find(nvcc);
@@ -69,7 +63,7 @@ std::string first_error_line(const std::string& log) {
 // a spec sharing another case's spec. Includes found only on -I paths are covered by hashing
 // those directories whole.
 void local_includes(const fs::path& file, std::set<fs::path>& seen) {
-  std::istringstream in(slurp(file));
+  std::istringstream in(read_file(file));
   std::string line;
   while (std::getline(in, line)) {
     size_t h = line.find_first_not_of(" \t");
@@ -130,7 +124,7 @@ std::vector<std::string> nvcc_command(const BuildConfig& cfg, const fs::path& so
 std::string build_hash(const BuildConfig& cfg, const fs::path& source, bool is_spec) {
   Fnv h;
   h.add(is_spec ? "spec" : "kernel");
-  h.add(slurp(source));
+  h.add(read_file(source));
   auto cmd = nvcc_command(cfg, source, is_spec);
   cmd.pop_back();  // the source path itself does not change what is built
   for (auto& a : cmd) h.add(a);
@@ -154,7 +148,7 @@ std::string build_hash(const BuildConfig& cfg, const fs::path& source, bool is_s
   headers.erase(std::unique(headers.begin(), headers.end()), headers.end());
   for (auto& p : headers) {
     h.add(p.lexically_relative(cfg.root).generic_string());
-    h.add(slurp(p));
+    h.add(read_file(p));
   }
   return h.hex();
 }

@@ -23,14 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<std::string> read_opt(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // The most telling line of a stage's stderr: the first one naming an error, else the last.
 std::string telling_line(const std::string& s) {
   std::istringstream in(s);
@@ -93,7 +85,7 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
     auto stage = [&](const std::string& file, const std::vector<std::string>& argv) -> bool {
       fs::path produced = tmp.path / file;
       ProcResult r = run_process(argv, po);
-      auto fresh = read_opt(produced);
+      auto fresh = read_file_if_exists(produced);
       if (!r.ok() || !fresh) {
         std::string why = telling_line(r.err);
         rc.steps.push_back(
@@ -102,7 +94,7 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
         if (fs::exists(c.dir / file)) rc.failed = true;
         return false;
       }
-      auto old = read_opt(c.dir / file);
+      auto old = read_file_if_exists(c.dir / file);
       std::string status = !old ? "new" : *old == *fresh ? "unchanged" : "changed";
       rc.steps.push_back({file, status, ""});
       if (status != "unchanged") {

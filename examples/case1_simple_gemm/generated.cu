@@ -99,29 +99,56 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (it0 > it0_start) {
       if ((threadIdx.x % 32) == 0) ring0_0->release(it0 - 1);  // ring 0: last slot
     }
-    acc_zero_if(acc_4_23, it0 == it0_start);  // op 5 arith.constant: zeros if the loop ran no iteration
-    const int v0_29 = pid_m_12 * c128_i32_7;  // op 22 arith.muli
-    const int v1_30 = pid_n_13 * c256_i32_8;  // op 23 arith.muli
-    // op 24 arith.truncf: f16 view of acc_4_23 (converted when stored)
-    // op 25 ttg.convert_layout: f16 view of acc_4_23 (converted when stored)
-    {  // op 26 tt.descriptor_store via staging buffer 0
-      uint8_t* const stage = buf0 + slice * 8192u;
-      #pragma unroll
-      for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
-        if (thread_idx_in_warpgroup() == 0) {  // the store of box ch - 2 (same slot) has read its bytes
-          tma_wait_read<1>();
+    if (it0 == it0_start) {  // loop 0 ran no iteration: its accumulators hold their init value
+      acc_fill(acc_4_23, 0.0f);  // op 5 arith.constant
+      const int v0_29 = pid_m_12 * c128_i32_7;  // op 22 arith.muli
+      const int v1_30 = pid_n_13 * c256_i32_8;  // op 23 arith.muli
+      // op 24 arith.truncf: f16 view of acc_4_23 (converted when stored)
+      // op 25 ttg.convert_layout: f16 view of acc_4_23 (converted when stored)
+      {  // op 26 tt.descriptor_store via staging buffer 0
+        uint8_t* const stage = buf0 + slice * 8192u;
+        #pragma unroll
+        for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
+          if (thread_idx_in_warpgroup() == 0) {  // the store of box ch - 2 (same slot) has read its bytes
+            tma_wait_read<1>();
+          }
+          warpgroup_sync(1 + wg);  // nobody writes the slot before that
+          acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, acc_4_23, 0, 64 * ch, 0);
+          fence_proxy_async();  // generic-proxy writes -> TMA store
+          warpgroup_sync(1 + wg);  // the whole box is written
+          if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
+            tma_store_2d(&map_c_desc_18, stage + (ch % 2) * 16384u, v1_30 + 64 * ch, v0_29 + slice * 64);
+            tma_commit();
+          }
         }
-        warpgroup_sync(1 + wg);  // nobody writes the slot before that
-        acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, acc_4_23, 0, 64 * ch, 0);
-        fence_proxy_async();  // generic-proxy writes -> TMA store
-        warpgroup_sync(1 + wg);  // the whole box is written
-        if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-          tma_store_2d(&map_c_desc_18, stage + (ch % 2) * 16384u, v1_30 + 64 * ch, v0_29 + slice * 64);
-          tma_commit();
+        if (thread_idx_in_warpgroup() == 0) {
+          tma_wait<0>();  // stores complete (and staging read) before exit
         }
       }
-      if (thread_idx_in_warpgroup() == 0) {
-        tma_wait<0>();  // stores complete (and staging read) before exit
+    } else {
+      const int v0_29 = pid_m_12 * c128_i32_7;  // op 22 arith.muli
+      const int v1_30 = pid_n_13 * c256_i32_8;  // op 23 arith.muli
+      // op 24 arith.truncf: f16 view of acc_4_23 (converted when stored)
+      // op 25 ttg.convert_layout: f16 view of acc_4_23 (converted when stored)
+      {  // op 26 tt.descriptor_store via staging buffer 0
+        uint8_t* const stage = buf0 + slice * 8192u;
+        #pragma unroll
+        for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
+          if (thread_idx_in_warpgroup() == 0) {  // the store of box ch - 2 (same slot) has read its bytes
+            tma_wait_read<1>();
+          }
+          warpgroup_sync(1 + wg);  // nobody writes the slot before that
+          acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, acc_4_23, 0, 64 * ch, 0);
+          fence_proxy_async();  // generic-proxy writes -> TMA store
+          warpgroup_sync(1 + wg);  // the whole box is written
+          if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
+            tma_store_2d(&map_c_desc_18, stage + (ch % 2) * 16384u, v1_30 + 64 * ch, v0_29 + slice * 64);
+            tma_commit();
+          }
+        }
+        if (thread_idx_in_warpgroup() == 0) {
+          tma_wait<0>();  // stores complete (and staging read) before exit
+        }
       }
     }
   }

@@ -44,7 +44,7 @@ class KernelLowering {
   std::set<int> prefetch_;  // descriptors the current nest loads (prefetched once)
   std::vector<Stmt> lower_loop(const Role& r, int li);
   std::vector<Stmt> loop_stmts(const Role& r, int li);
-  std::vector<Stmt> declare_accumulators(const Role& r, int li, std::vector<Stmt>& post);
+  std::vector<Stmt> declare_accumulators(const Role& r, int li, std::vector<Stmt>& fills);
   void lower_tma_load(const Role& r, int li, const Node& n, BodyState& st, std::vector<Stmt>& body);
   void lower_mma(const Role& r, int li, const Node& n, BodyState& st, std::vector<Stmt>& body);
   void classify(const Role& r, int li, bool& tma, bool& other) const;
@@ -277,7 +277,7 @@ void KernelLowering::lower_mma(const Role& r, int li, const Node& n, BodyState& 
 // Register accumulators carried by loop `li` that role `r` uses, declared and initialized from
 // their splat constants right before the loop (per outer iteration when nested).
 std::vector<Stmt> KernelLowering::declare_accumulators(const Role& r, int li,
-                                                       std::vector<Stmt>& post) {
+                                                       std::vector<Stmt>& fills) {
   const Loop& L = c_.g.loops[li];
   ttgir::ForLoop fl = c_.f.for_loop(L.op);
   std::vector<Stmt> pre;
@@ -311,11 +311,9 @@ std::vector<Stmt> KernelLowering::declare_accumulators(const Role& r, int li,
                            S(tile.rows) + " rows per warpgroup"));
     if (is_zero_literal(v->elems[0])) {
       // Folded into the first wgmma's scale-d; only a loop that ran no iteration still needs
-      // the zeros.
+      // the zeros: the code after the loop is duplicated for that case (split_zero_trip).
       tile.zero_init_value = ia;
-      const std::string it = it_name(li);
-      post.push_back(code("acc_zero_if(" + tile.var + ", " + it + " == " + it + "_start);",
-                          c_.note(init->id) + ": zeros if the loop ran no iteration"));
+      fills.push_back(code("acc_fill(" + tile.var + ", 0.0f);", c_.note(init->id)));
     } else {
       pre.push_back(
           code("acc_fill(" + tile.var + ", " + float_literal(c_, v->elems[0], init->id) + ");",
@@ -340,8 +338,8 @@ std::vector<Stmt> KernelLowering::loop_stmts(const Role& r, int li) {
   std::stable_sort(nodes.begin(), nodes.end(), [](const Node* a, const Node* b) {
     return std::tie(a->stage, a->order, a->id) < std::tie(b->stage, b->order, b->id);
   });
-  std::vector<Stmt> acc_post;
-  std::vector<Stmt> pre = declare_accumulators(r, li, acc_post), body;
+  std::vector<Stmt> zero_fills;
+  std::vector<Stmt> pre = declare_accumulators(r, li, zero_fills), body;
   BodyState st;
   for (const Node* n : nodes) {
     const std::string& name = c_.op(n->op).name;
@@ -382,7 +380,13 @@ std::vector<Stmt> KernelLowering::loop_stmts(const Role& r, int li) {
     post.push_back(mma_wait(0, st.acc_all, "drain: the last wgmma group is done"));
     post.push_back(if_(it + " > " + it + "_start", last));
   }
-  post.insert(post.end(), acc_post.begin(), acc_post.end());
+  if (!zero_fills.empty() && st.mmas == 0) {
+    pre.insert(pre.end(), zero_fills.begin(), zero_fills.end());  // no scale-d to fold into
+  } else if (!zero_fills.empty()) {
+    post.push_back(zero_trip_split(
+        it + " == " + it + "_start", zero_fills,
+        "loop " + S(li) + " ran no iteration: its accumulators hold their init value"));
+  }
   std::string iv = c_.ident(fl.iv), ty = scalar_ctype(c_, c_.type(fl.iv), L.op);
   std::vector<Stmt> out = pre;
   if (st.mmas > 0) out.push_back(code("const uint32_t " + it + "_start = " + it + ";"));
@@ -478,6 +482,7 @@ std::vector<Stmt> KernelLowering::lower_role(const Role& r) {
       c_.fail(op, "op between loops is not implemented yet");
     }
   }
+  split_zero_trip(out);
   return out;
 }
 

@@ -3,6 +3,8 @@
 // schedule, it only prints what the lowering built.
 #include "stmt.h"
 
+#include "sched2cu/common/diag.h"
+
 namespace sched2cu::emit {
 
 Stmt comment(std::string text) {
@@ -95,6 +97,34 @@ Stmt mma_wait(int pending, std::string acc, std::string note) {
   s.acc = std::move(acc);
   s.note = std::move(note);
   return s;
+}
+
+Stmt zero_trip_split(std::string cond, std::vector<Stmt> fills, std::string note) {
+  Stmt s;
+  s.kind = Stmt::Kind::ZeroTripSplit;
+  s.cond = std::move(cond);
+  s.body = std::move(fills);
+  s.note = std::move(note);
+  return s;
+}
+
+void split_zero_trip(std::vector<Stmt>& body) {
+  for (size_t i = 0; i < body.size(); ++i) {
+    Stmt& s = body[i];
+    if (s.kind != Stmt::Kind::ZeroTripSplit) {
+      split_zero_trip(s.body);
+      split_zero_trip(s.else_body);
+      continue;
+    }
+    std::vector<Stmt> rest(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, body.end());
+    split_zero_trip(rest);
+    std::vector<Stmt> zero = s.body;
+    zero.insert(zero.end(), rest.begin(), rest.end());
+    Stmt split = if_(s.cond, std::move(zero), s.note, std::move(rest));
+    body.resize(i);
+    body.push_back(std::move(split));
+    return;
+  }
 }
 
 namespace {
@@ -197,6 +227,8 @@ void print(const std::vector<Stmt>& body, int indent, std::string& out) {
         line(out, indent, "wgmma_wait<" + std::to_string(s.pending) + ">();", s.note);
         out += pad + "wgmma_fence_operand(" + s.acc + ");\n";
         break;
+      case Stmt::Kind::ZeroTripSplit:
+        throw Error("emit: internal: zero-trip split left unresolved (" + s.note + ")");
     }
   }
 }

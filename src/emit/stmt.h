@@ -26,6 +26,11 @@ struct Stmt {
     TmaStore,   // map, src, coords
     MmaGroup,   // acc, n, ta, tb, major_a, major_b, desc_a, desc_b, ksteps, scale
     MmaWait,    // pending
+    // cond; body: the statements that give the loop's accumulators their init values. Marks
+    // the end of a loop whose accumulators skip their init (zero folded into scale-d);
+    // split_zero_trip() replaces it and the rest of its block by
+    // `if (cond) { body; rest } else { rest }`. Never printed.
+    ZeroTripSplit,
   };
   Kind kind = Kind::Comment;
   std::string note;  // "node 3 (op 17 tt.descriptor_load)": which graph element it lowers
@@ -53,6 +58,13 @@ Stmt tma_load(std::string map, std::string dst, std::string ring, std::string it
               std::vector<std::string> coords, std::string note);
 Stmt tma_store(std::string map, std::string src, std::vector<std::string> coords, std::string note);
 Stmt mma_wait(int pending, std::string acc, std::string note);
+Stmt zero_trip_split(std::string cond, std::vector<Stmt> fills, std::string note);
+
+// Resolves every ZeroTripSplit in `body` (recursively) by tail duplication: the statements after
+// the marker run once with the init fills (the loop ran no iteration) and once without. The
+// accumulator registers are thus never redefined on one path only before a merge, which made
+// ptxas spill a 64x256 accumulator, and never selected element by element.
+void split_zero_trip(std::vector<Stmt>& body);
 
 // Prints statements at `indent` spaces.
 void print(const std::vector<Stmt>& body, int indent, std::string& out);

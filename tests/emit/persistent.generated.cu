@@ -113,21 +113,41 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (it1 > it1_start) {
         if ((threadIdx.x % 32) == 0) ring1_0->release(it1 - 1);  // ring 0: last slot
       }
-      acc_zero_if(acc_4_33, it1 == it1_start);  // op 7 arith.constant: zeros if the loop ran no iteration
-      // op 32 arith.truncf: f16 view of acc_4_33 (converted when stored)
-      // op 33 ttg.convert_layout: f16 view of acc_4_33 (converted when stored)
-      {  // op 34 tt.descriptor_store via staging buffer 0
-        if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
-        warpgroup_sync(1 + wg);
-        uint8_t* const stage = buf0 + slice * 16384u;
-        #pragma unroll
-        for (int ch = 0; ch < 2; ++ch) {  // convert to f16 and store 2 TMA boxes
-          acc_store_box<__half, 128, 64>(stage + ch * 8192u, acc_4_33, 0, 64 * ch, 0);
-          fence_proxy_async();  // generic-proxy writes -> TMA store
-          warpgroup_sync(1 + wg);  // the whole box is written
-          if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-            tma_store_2d(&map_c_desc_20, stage + ch * 8192u, b_30 + 64 * ch, a_29 + slice * 64);
-            tma_commit();
+      if (it1 == it1_start) {  // loop 1 ran no iteration: its accumulators hold their init value
+        acc_fill(acc_4_33, 0.0f);  // op 7 arith.constant
+        // op 32 arith.truncf: f16 view of acc_4_33 (converted when stored)
+        // op 33 ttg.convert_layout: f16 view of acc_4_33 (converted when stored)
+        {  // op 34 tt.descriptor_store via staging buffer 0
+          if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
+          warpgroup_sync(1 + wg);
+          uint8_t* const stage = buf0 + slice * 16384u;
+          #pragma unroll
+          for (int ch = 0; ch < 2; ++ch) {  // convert to f16 and store 2 TMA boxes
+            acc_store_box<__half, 128, 64>(stage + ch * 8192u, acc_4_33, 0, 64 * ch, 0);
+            fence_proxy_async();  // generic-proxy writes -> TMA store
+            warpgroup_sync(1 + wg);  // the whole box is written
+            if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
+              tma_store_2d(&map_c_desc_20, stage + ch * 8192u, b_30 + 64 * ch, a_29 + slice * 64);
+              tma_commit();
+            }
+          }
+        }
+      } else {
+        // op 32 arith.truncf: f16 view of acc_4_33 (converted when stored)
+        // op 33 ttg.convert_layout: f16 view of acc_4_33 (converted when stored)
+        {  // op 34 tt.descriptor_store via staging buffer 0
+          if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
+          warpgroup_sync(1 + wg);
+          uint8_t* const stage = buf0 + slice * 16384u;
+          #pragma unroll
+          for (int ch = 0; ch < 2; ++ch) {  // convert to f16 and store 2 TMA boxes
+            acc_store_box<__half, 128, 64>(stage + ch * 8192u, acc_4_33, 0, 64 * ch, 0);
+            fence_proxy_async();  // generic-proxy writes -> TMA store
+            warpgroup_sync(1 + wg);  // the whole box is written
+            if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
+              tma_store_2d(&map_c_desc_20, stage + ch * 8192u, b_30 + 64 * ch, a_29 + slice * 64);
+              tma_commit();
+            }
           }
         }
       }

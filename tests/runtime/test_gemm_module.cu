@@ -1,4 +1,4 @@
-// GPU test of a handwritten GEMM module (examples/case{1,2}_*/handwritten.cu, linked into this
+// GPU test of a GEMM module (examples/case{1,2}_*/{handwritten,generated}.cu, linked into this
 // executable) through its ABI: C = A·B against a CPU reference on small shapes, including
 // shapes that are not multiples of the tile (TMA bounds handle the edges), rejection of
 // unsupported shapes, and a C buffer poisoned with NaN so unwritten elements fail.

@@ -1,12 +1,16 @@
 // TTGIR parser, locations: loc(...) expressions, #locN aliases (Triton prints them after the
 // module, so they resolve only once the whole file is read), and their resolution to Python
-// source frames. Must never loop on alias cycles: resolution depth is bounded.
+// source frames. Must never loop on alias cycles, nor blow up on aliases shared inside one
+// location (callsite(#a at #a) nested n times has 2^n leaves): resolution depth and the nodes
+// visited per location are bounded.
 #include "parser_impl.h"
 
 namespace sched2cu::ttgir::detail {
 
 namespace {
 constexpr int kMaxLocDepth = 200;
+constexpr int kMaxLocNodes = 10000;  // per resolved location; Triton's have a few dozen
+struct LocBudgetExceeded {};
 }  // namespace
 
 // ---------------------------------------------------------------- locations
@@ -76,8 +80,9 @@ int Parser::opt_loc() {
   return n;
 }
 
-void Parser::collect_frames(int idx, Location& out, int depth) {
+void Parser::collect_frames(int idx, Location& out, int depth, int& budget) {
   if (depth > kMaxLocDepth) fail(locs_[static_cast<size_t>(idx)].off, "location alias cycle");
+  if (--budget < 0) throw LocBudgetExceeded{};
   const LocNode& n = locs_[static_cast<size_t>(idx)];
   switch (n.kind) {
     case LocNode::Kind::Unknown:
@@ -87,22 +92,22 @@ void Parser::collect_frames(int idx, Location& out, int depth) {
       return;
     case LocNode::Kind::Name:
       if (out.name.empty()) out.name = n.text;
-      for (int k : n.kids) collect_frames(k, out, depth + 1);
+      for (int k : n.kids) collect_frames(k, out, depth + 1, budget);
       return;
     case LocNode::Kind::CallSite:
-      for (int k : n.kids) collect_frames(k, out, depth + 1);
+      for (int k : n.kids) collect_frames(k, out, depth + 1, budget);
       return;
     case LocNode::Kind::Fused:
       for (int k : n.kids) {
         size_t before = out.frames.size();
-        collect_frames(k, out, depth + 1);
+        collect_frames(k, out, depth + 1, budget);
         if (out.frames.size() > before) return;  // the first located member stands for all
       }
       return;
     case LocNode::Kind::Ref: {
       auto it = loc_aliases_.find(n.text);
       if (it == loc_aliases_.end()) fail(n.off, "undefined location alias #" + n.text);
-      collect_frames(it->second, out, depth + 1);
+      collect_frames(it->second, out, depth + 1, budget);
       return;
     }
   }
@@ -111,7 +116,13 @@ void Parser::collect_frames(int idx, Location& out, int depth) {
 Location Parser::resolve_loc(int node, const SourceLoc& ir) {
   Location l;
   l.ir = ir;
-  if (node >= 0) collect_frames(node, l, 0);
+  int budget = kMaxLocNodes;
+  try {
+    if (node >= 0) collect_frames(node, l, 0, budget);
+  } catch (const LocBudgetExceeded&) {  // reported where the location is used
+    fail(locs_[static_cast<size_t>(node)].off,
+         "location expands to more than " + std::to_string(kMaxLocNodes) + " nodes");
+  }
   if (!l.frames.empty()) l.src = l.frames.back();
   return l;
 }

@@ -61,7 +61,7 @@ class Parser {
   int loc_expr();  // after "loc(" ... returns node index
   int opt_loc();   // parses "loc(...)" when present, else -1
   Location resolve_loc(int node, const SourceLoc& ir);
-  void collect_frames(int node, Location& out, int depth);
+  void collect_frames(int node, Location& out, int depth, int& budget);
 
   // ---- ops (parse_ops.cpp)
   struct Scope {

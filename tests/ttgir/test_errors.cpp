@@ -116,6 +116,17 @@ TEST(TtgirErrors, NonUtf8StringIsRejected) {
   EXPECT_EQ(error_of(text), "t.ttgir:4:38: error: string is not valid UTF-8");
 }
 
+// Each alias used twice: 2^40 leaves if expanded naively (the parser hung; found by the fuzzer in
+// CI). Resolution visits a bounded number of nodes and reports where the expansion started.
+TEST(TtgirErrors, ExponentialLocationAliasesAreBounded) {
+  std::string locs = "#l0 = loc(\"k.py\":1:1)\n";
+  for (int i = 1; i <= 40; ++i)
+    locs += "#l" + std::to_string(i) + " = loc(callsite(#l" + std::to_string(i - 1) + " at #l" +
+            std::to_string(i - 1) + "))\n";
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i32 loc(#l40)\n" + kTail + locs;
+  EXPECT_EQ(error_of(text), "t.ttgir:4:38: error: location expands to more than 10000 nodes");
+}
+
 TEST(TtgirErrors, MissingFile) { EXPECT_THROW(parse_file("/nonexistent/x.ttgir"), Error); }
 
 TEST(TtgirErrors, EveryPrefixOfAFixtureFailsCleanly) {

@@ -75,5 +75,15 @@ int main() {
   args[4].i = 100;
   args[5].i = 64;  // N % 8 != 0
   res.check(sched2cu_launch(args, 6, nullptr) == cudaErrorInvalidValue, "N % 8 != 0 rejected");
+  // K = 0: a tensor map needs non-zero extents, so both kinds of launcher refuse the shape
+  // rather than run (case1's README relies on this).
+  void* buf = nullptr;
+  RT_CHECK(cudaMalloc(&buf, 128 * 256 * 2));
+  args[0].ptr = args[1].ptr = args[2].ptr = buf;
+  args[4].i = 256;
+  args[5].i = 0;
+  res.check(sched2cu_launch(args, 6, nullptr) == cudaErrorInvalidValue, "K = 0 rejected");
+  RT_CHECK(cudaDeviceSynchronize());
+  RT_CHECK(cudaFree(buf));
   return res.exit_code();
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 
 #include "parser_impl.h"
 
@@ -20,25 +21,27 @@ bool is_ident_char(char c) {
 }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Strings end up in JSON, which must be UTF-8; reject anything else at parse time.
-bool valid_utf8(const std::string& s) {
+// Text ends up in JSON (strings, and type and attribute spellings kept verbatim), which must be
+// UTF-8: the offset of the first byte that is not part of a valid UTF-8 sequence, or npos.
+size_t first_invalid_utf8(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     size_t n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : 9;
-    if (n == 9 || i + n >= s.size() + (n ? 0 : 1)) return false;
+    if (n == 9 || i + n >= s.size() + (n ? 0 : 1)) return i;
     uint32_t cp = n == 0 ? c : c & (0x3f >> n);
     for (size_t k = 1; k <= n; ++k) {
       unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc >> 6) != 0x2) return false;
+      if ((cc >> 6) != 0x2) return i;
       cp = (cp << 6) | (cc & 0x3f);
     }
     static const uint32_t min_cp[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
     i += n + 1;
   }
-  return true;
+  return std::string_view::npos;
 }
+bool valid_utf8(const std::string& s) { return first_invalid_utf8(s) == std::string_view::npos; }
 }  // namespace
 
 DepthGuard::DepthGuard(Parser& p) : p_(p) {
@@ -49,6 +52,13 @@ Parser::Parser(std::string_view text, std::string file) : s_(text), file_(std::m
   line_starts_.push_back(0);
   for (size_t i = 0; i < s_.size(); ++i)
     if (s_[i] == '\n') line_starts_.push_back(i + 1);
+  // Raw bytes are checked once here (escapes inside strings are checked where decoded).
+  if (size_t bad = first_invalid_utf8(s_); bad != std::string_view::npos) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X",
+                  static_cast<unsigned>(static_cast<unsigned char>(s_[bad])));
+    fail(bad, std::string("invalid UTF-8 byte ") + hex);
+  }
 }
 
 SourceLoc Parser::loc_at(size_t off) const {

@@ -127,6 +127,15 @@ TEST(TtgirErrors, ExponentialLocationAliasesAreBounded) {
   EXPECT_EQ(error_of(text), "t.ttgir:4:38: error: location expands to more than 10000 nodes");
 }
 
+// Raw bytes outside strings reached the JSON form verbatim inside a type's spelling, and the
+// JSON writer threw (found by the fuzzer). Any invalid UTF-8 in the file is rejected up front.
+TEST(TtgirErrors, NonUtf8BytesOutsideStringsAreRejected) {
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i32\xff\n" + kTail;
+  EXPECT_EQ(error_of(text), "t.ttgir:4:33: error: invalid UTF-8 byte 0xFF");
+  text = kHead + "    %0 = arith.addi %x, %x : i32 loc(\"k\xc3\xa9.py\":2:3)\n" + kTail;
+  EXPECT_EQ(error_of(text), "<no error>");  // valid UTF-8 (e-acute) is fine
+}
+
 TEST(TtgirErrors, MissingFile) { EXPECT_THROW(parse_file("/nonexistent/x.ttgir"), Error); }
 
 TEST(TtgirErrors, EveryPrefixOfAFixtureFailsCleanly) {

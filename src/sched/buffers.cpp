@@ -36,12 +36,40 @@ std::vector<RingDepth> ring_depths(const ddg::Ddg& g, const Schedule& s, bool us
   return out;
 }
 
+int64_t staging_box_cols(const std::vector<int64_t>& shape, int64_t elem_bytes) {
+  if (shape.size() != 2 || elem_bytes <= 0 || elem_bytes > 128) return 0;
+  const int64_t box = 128 / elem_bytes;
+  return shape[1] > box && shape[1] % box == 0 ? box : 0;
+}
+
+int64_t slot_bytes(const ddg::Ddg& g, const RingDepth& r) {
+  const auto& q = g.rings[r.req];
+  if (r.box_cols == 0) return q.bytes;
+  return q.bytes / q.shape.at(1) * r.box_cols;
+}
+
+bool narrow_store_staging(const ddg::Ddg& g, std::vector<RingDepth>& r) {
+  bool any = false;
+  for (auto& x : r) {
+    const auto& q = g.rings[x.req];
+    if (g.nodes[q.producer].op_class != "tma_store" || q.shape.size() != 2) continue;
+    const int64_t elems = q.shape[0] * q.shape[1];
+    const int64_t cols = elems > 0 ? staging_box_cols(q.shape, q.bytes / elems) : 0;
+    if (cols == 0) continue;
+    // Two slots: the warpgroup converts box j + 1 while the TMA engine reads box j.
+    x.box_cols = cols;
+    x.depth = 2;
+    any = true;
+  }
+  return any;
+}
+
 int64_t ring_bytes(const ddg::Ddg& g, const std::vector<RingDepth>& r, int64_t mbarrier_bytes) {
   int64_t total = 0;
   std::map<int, int> group_depth;
   int solo = 0;
   for (const auto& x : r) {
-    total += g.rings[x.req].bytes * x.depth;
+    total += slot_bytes(g, x) * x.depth;
     int grp = g.rings[x.req].group;
     if (grp >= 0)
       group_depth[grp] = std::max(group_depth[grp], x.depth);
@@ -80,7 +108,7 @@ bool fit_budget(const ddg::Ddg& g, std::vector<RingDepth>& r, int64_t avail,
     int64_t best_bytes = -1;
     for (const auto& x : r) {
       int lim = std::max(min_depth, floor_of_nominal ? x.nominal : 1);
-      if (x.depth <= lim) continue;
+      if (x.depth <= lim || x.box_cols > 0) continue;  // a subtile ring keeps its two slots
       int k = key(x);
       int64_t b = group_bytes(k);
       int sh = shortfall(k);
@@ -102,8 +130,9 @@ int64_t ii_for_depths(const std::vector<RingDepth>& r, int64_t ii) {
   int64_t out = ii;
   for (const auto& x : r) {
     int64_t span = x.live_end - x.live_start;
+    const int depth = x.box_cols > 0 ? 1 : x.depth;  // subtile slots hold boxes, not iterations
     // floor(span / II) + 1 <= depth  <=>  II >= floor(span / depth) + 1
-    if (ring_depth_for(span, out) > x.depth) out = std::max(out, span / x.depth + 1);
+    if (ring_depth_for(span, out) > depth) out = std::max(out, span / depth + 1);
   }
   return out;
 }

@@ -42,8 +42,10 @@ OpId enclosing_for(const Function& f, OpId id) {
 }
 
 // The grid extent of one program-id axis, from how the id is used: a persistent loop over
-// tiles (tt.get_num_programs on the axis) runs num_sms programs; `pid * C` indexing dimension d
-// of a tensor descriptor whose shape there is a kernel parameter P needs cdiv(P, C) programs.
+// tiles (tt.get_num_programs on the axis) runs num_sms programs; a loop from pid with a constant
+// step C (`range(pid, n, NUM_SMS)`) runs C programs, exactly the ones that cover every
+// iteration once; `pid * C` indexing dimension d of a tensor descriptor whose shape there is a
+// kernel parameter P needs cdiv(P, C) programs.
 std::string derive_axis(const Function& f, int axis, std::vector<std::string>& notes) {
   bool used = false;
   for (const auto& op : f.ops) {
@@ -57,6 +59,13 @@ std::string derive_axis(const Function& f, int axis, std::vector<std::string>& n
     if (op.name != "tt.get_program_id" || ax != axis) continue;
     used = true;
     ValueId pid = op.results.at(0);
+    for (OpId u : f.users(pid)) {
+      if (f.op(u).name == "scf.for") {
+        const ttgir::ForLoop L = f.for_loop(u);
+        auto c = const_int(f, L.step);
+        if (L.lb == pid && c && *c > 0) return std::to_string(*c);
+      }
+    }
     for (OpId u : f.users(pid)) {
       const Op& mul = f.op(u);
       if (mul.name != "arith.muli") continue;
@@ -201,8 +210,9 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   bool sub_ok = !staging_ids.empty();
   for (int id : staging_ids) {
     const auto& b = g.buffers[id];
-    const int64_t eb = elem_bytes(b), box = 128 / eb;
-    sub_ok = sub_ok && b.shape.size() == 2 && box > 0 && b.shape[1] > box && b.shape[1] % box == 0;
+    const int64_t eb = elem_bytes(b);
+    const int64_t box = staging_box_cols(std::vector<int64_t>(b.shape.begin(), b.shape.end()), eb);
+    sub_ok = sub_ok && box > 0;
     if (sub_ok) sub_bytes += 2 * b.shape[0] * box * eb;
   }
   if (staging > room && sub_ok && sub_bytes <= room) {
@@ -310,8 +320,9 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
       sgraph::Buffer b;
       b.id = static_cast<int>(g.buffers.size());
       b.shape.assign(q.shape.begin(), q.shape.end());
+      if (rd.box_cols > 0) b.shape[1] = static_cast<int>(rd.box_cols);  // column subtile slots
       b.elem = q.elem;
-      b.bytes = static_cast<int>(q.bytes);
+      b.bytes = static_cast<int>(slot_bytes(B.g, rd));
       b.depth = rd.depth;
       b.loop = li;
       b.producer_op = B.g.nodes[q.def].op;
@@ -341,6 +352,14 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
       g.buffers.push_back(b);
     }
     g.loops.push_back(std::move(L));
+    for (const auto& rd : P.rings)
+      if (rd.box_cols > 0)
+        ks.notes.push_back("loop " + std::to_string(k) + ": store staging of op " +
+                           std::to_string(B.g.nodes[B.g.rings[rd.req].producer].op) + " is a " +
+                           std::to_string(rd.depth) + "-slot ring of " +
+                           std::to_string(rd.box_cols) +
+                           "-column subtiles (the whole tile would not fit beside the "
+                           "rings, or only at a smaller ring depth)");
     if (P.budget_cut)
       ks.notes.push_back("loop " + std::to_string(k) + ": shared-memory budget cut ring depths");
   }

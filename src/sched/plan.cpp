@@ -25,8 +25,26 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
     validate_schedule(g, p.sched, "the exact method after compaction");
   }
   p.ii_before_cut = p.sched.ii;
+  // Store staging form (docs/scheduler.md, "Epilogue staging"): the whole stored tile, unless it
+  // does not fit or costs another ring depth that a 2-slot ring of column subtiles would not.
+  bool narrow = false;
+  {
+    auto whole = ring_depths(g, p.sched, o.tail_depth, o.max_ring_depth), sub = whole;
+    const bool whole_fits = fit_budget(g, whole, smem_avail, mbarrier_bytes);
+    if (narrow_store_staging(g, sub) && fit_budget(g, sub, smem_avail, mbarrier_bytes)) {
+      bool costs_depth = !whole_fits;
+      for (size_t i = 0; i < sub.size(); ++i)
+        costs_depth |= sub[i].box_cols == 0 && whole[i].depth < sub[i].depth;
+      narrow = costs_depth;
+    }
+  }
+  auto depths = [&] {
+    auto r = ring_depths(g, p.sched, o.tail_depth, o.max_ring_depth);
+    if (narrow) narrow_store_staging(g, r);
+    return r;
+  };
   for (int round = 0;; ++round) {
-    p.rings = ring_depths(g, p.sched, o.tail_depth, o.max_ring_depth);
+    p.rings = depths();
     auto wanted = p.rings;
     if (!fit_budget(g, p.rings, smem_avail, mbarrier_bytes))
       throw Error("shared memory: the loop's rings need " +
@@ -43,7 +61,7 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
     validate_schedule(g, p.sched, "IMS after a shared-memory cut");
     compact(g, p.sched);
     validate_schedule(g, p.sched, "IMS after a cut and compaction");
-    auto again = ring_depths(g, p.sched, o.tail_depth, o.max_ring_depth);
+    auto again = depths();
     for (size_t i = 0; i < again.size(); ++i) again[i].depth = std::min(again[i].depth, cap[i]);
     if (ii_for_depths(again, p.sched.ii) <= p.sched.ii &&
         ring_bytes(g, again, mbarrier_bytes) <= smem_avail) {

@@ -58,8 +58,11 @@ std::string render_report(const KernelSchedule& k) {
                        shape, b.elem, b.bytes, b.ring, b.depth, b.live_start, b.live_end);
     }
     for (const auto& r : P.rings)
-      o += fmt::format("    ring req {}: depth nominal {} / tail {} -> {}\n", r.req, r.nominal,
-                       r.tail, r.depth);
+      o += fmt::format("    ring req {}: depth nominal {} / tail {} -> {}{}\n", r.req, r.nominal,
+                       r.tail, r.depth,
+                       r.box_cols > 0
+                           ? fmt::format(" slots of {}-column subtiles (store staging)", r.box_cols)
+                           : std::string());
     o += fmt::format("  ring shared memory {} B{}\n", P.ring_bytes,
                      P.budget_cut ? " (cut to fit the budget)" : "");
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/ddg/build.h"
@@ -70,8 +71,16 @@ TEST(Golden, EveryLoopScheduleValidates) {
     const auto& f = m.functions.at(0);
     auto loops = f.for_ops();
     ASSERT_EQ(loops.size(), ks.plans.size());
+    // A nested loop is a super-node of its parent, with the latency the graph records.
+    std::map<int, int64_t> inner_latency;
+    std::map<int, int> loop_index;
+    for (size_t k = 0; k < loops.size(); ++k) loop_index[loops[k]] = static_cast<int>(k);
+    for (const auto& L : ks.graph.loops)
+      for (const auto& n : L.nodes)
+        if (n.child_loop >= 0) inner_latency[ks.graph.loops.at(n.child_loop).op] = n.latency;
     for (size_t k = 0; k < loops.size(); ++k) {
-      auto b = ddg::build_loop(m, f, loops[k], t, std::max(1, m.num_warps() / 4));
+      auto b = ddg::build_loop(m, f, loops[k], t, std::max(1, m.num_warps() / 4), inner_latency,
+                               loop_index);
       EXPECT_TRUE(sched::check_schedule(b.g, ks.plans[k].sched).empty());
       EXPECT_GE(ks.plans[k].sched.ii, ks.plans[k].mii.mii);
     }
@@ -143,6 +152,41 @@ TEST(Kernel, EpilogueStagingIsASubtileRingWhenTheTileDoesNotFit) {
   auto big = sched::schedule_kernel(m, "x", t, {});
   for (const auto& b : big.graph.buffers)
     if (b.loop == -1) {
+      EXPECT_EQ(b.shape, (std::vector<int>{128, 256}));
+      EXPECT_EQ(b.depth, 1);
+    }
+}
+
+// case2's tile loop stores each 128x256 tile from inside the loop, after the K loop's 4-deep A+B
+// ring took 192 KiB: its staging becomes a 2-slot ring of [128, 64] subtiles of the tile loop
+// (the whole tile, 64 KiB, fits at no depth). The loop `range(pid, num_tiles, 132)` needs exactly
+// 132 programs, and a 1-D grid is not rasterized.
+TEST(Kernel, PersistentTileLoopStagesItsStoreInSubtilesAndRunsStepPrograms) {
+  InRepo here;
+  auto t = target();
+  auto m = ttgir::parse_file("examples/case2_persistent_gemm/pre_modulo.ttgir");
+  auto ks = sched::schedule_kernel(m, "x", t, {});
+  ASSERT_EQ(ks.graph.loops.size(), 2u);
+  EXPECT_EQ(ks.graph.loops[1].parent_loop, 0);
+  EXPECT_EQ(ks.plans.at(1).rings.at(0).depth, 4);  // the K loop's ring is not cut for staging
+  const sgraph::Buffer* st = nullptr;
+  for (const auto& b : ks.graph.buffers)
+    if (b.loop == 0) st = &b;
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(m.functions.at(0).op(st->producer_op).name, "tt.descriptor_store");
+  EXPECT_EQ(st->shape, (std::vector<int>{128, 64}));
+  EXPECT_EQ(st->depth, 2);
+  EXPECT_EQ(st->bytes, 16384);
+  EXPECT_EQ(ks.graph.loops[0].rings.at(static_cast<size_t>(st->ring)).depth, 2);
+  EXPECT_LE(ks.plans[0].ring_bytes + ks.plans[1].ring_bytes + 1024, t.budgets.smem_bytes_per_block);
+  EXPECT_EQ(ks.graph.launch.grid, (std::vector<std::string>{"132", "1", "1"}));
+  EXPECT_EQ(ks.graph.launch.raster_group, 0);
+  EXPECT_TRUE(sgraph::check(ks.graph).empty());
+
+  t.budgets.smem_bytes_per_block = 1 << 20;  // room for everything: the whole tile, once
+  auto big = sched::schedule_kernel(m, "x", t, {});
+  for (const auto& b : big.graph.buffers)
+    if (b.loop == 0) {
       EXPECT_EQ(b.shape, (std::vector<int>{128, 256}));
       EXPECT_EQ(b.depth, 1);
     }

@@ -312,3 +312,63 @@ TEST(Buffers, BudgetCutSpreadsOverEqualSlotRingsByTailShortfall) {
   EXPECT_EQ(r[0].depth, 1);
   EXPECT_EQ(r[1].depth, 2);
 }
+
+namespace {
+// gemm() plus a TMA store of a [128, 256] f16 tile (64 KiB) staged through its own ring, as in
+// the tile loop of a persistent GEMM.
+Ddg gemm_with_store() {
+  Ddg g = gemm();
+  Node st = mk("store", Pipe::TMA, "consumer", 1012, 30, 128);
+  st.op_class = "tma_store";
+  int s = g.add_node(st);
+  g.add_edge(4, s, 1120, 0);
+  g.rings.push_back({s, s, {s}, 65536, {128, 256}, "f16", -1});
+  return g;
+}
+}  // namespace
+
+// A store's staging ring that would cost the load rings a slot (or not fit at all) becomes a
+// 2-slot ring of 64-column subtiles beside them; with room to spare it stays the whole tile.
+TEST(Buffers, StoreStagingNarrowsToSubtilesRatherThanCostRingDepth) {
+  Ddg g = gemm_with_store();
+  Options o;
+  const int64_t ab4 = 4 * (49152 + 16), sub2 = 2 * (16384 + 16);
+  auto p = plan_loop(g, o, ab4 + sub2, 8);
+  ASSERT_EQ(p.rings.size(), 3u);
+  EXPECT_EQ(p.rings[0].depth, 4);  // A and B keep the depth they get without any staging
+  EXPECT_EQ(p.rings[1].depth, 4);
+  EXPECT_EQ(p.rings[2].box_cols, 64);
+  EXPECT_EQ(p.rings[2].depth, 2);
+  EXPECT_EQ(slot_bytes(g, p.rings[2]), 128 * 64 * 2);
+  EXPECT_EQ(p.ring_bytes, ab4 + sub2);
+  EXPECT_TRUE(check_schedule(g, p.sched).empty());
+  // The whole tile would fit only at A+B depth 3: narrowing wins although it fits.
+  auto whole = ring_depths(g, p.sched, true, 8);
+  EXPECT_TRUE(fit_budget(g, whole, ab4 + sub2, 8));
+  EXPECT_EQ(whole[0].depth, 3);
+  // The whole tile does not fit even beside one A+B slot; the subtile ring does.
+  auto tight = plan_loop(g, o, (49152 + 16) + sub2, 8);
+  EXPECT_EQ(tight.rings[2].box_cols, 64);
+  EXPECT_EQ(tight.rings[0].depth, 1);
+  EXPECT_TRUE(check_schedule(g, tight.sched).empty());
+  // Room for everything: the whole tile, one iteration deep.
+  auto roomy = plan_loop(g, o, 1 << 20, 8);
+  EXPECT_EQ(roomy.rings[2].box_cols, 0);
+  EXPECT_EQ(roomy.rings[2].depth, 1);
+  EXPECT_EQ(roomy.rings[0].depth, 4);
+}
+
+TEST(Buffers, OnlyWideTwoDimensionalStoreTilesNarrow) {
+  EXPECT_EQ(staging_box_cols({128, 256}, 2), 64);
+  EXPECT_EQ(staging_box_cols({128, 256}, 4), 32);
+  EXPECT_EQ(staging_box_cols({128, 64}, 2), 0);  // already one TMA box wide
+  EXPECT_EQ(staging_box_cols({128, 96}, 2), 0);  // not a multiple of the box
+  EXPECT_EQ(staging_box_cols({4096}, 2), 0);     // 1-D
+  Ddg g = gemm_with_store();
+  g.rings[2].shape = {512, 64};  // as many bytes, but nothing to narrow: an error, not a cut
+  Options o;
+  EXPECT_THROW(plan_loop(g, o, (49152 + 16) + 2 * (16384 + 16), 8), Error);
+  std::vector<RingDepth> r(3);
+  for (int i = 0; i < 3; ++i) r[i].req = i;
+  EXPECT_FALSE(narrow_store_staging(g, r));  // load rings are never narrowed
+}

@@ -1,7 +1,8 @@
 // Scheduling one loop end to end on its DDG: MII, IMS, the exact method, ring depths under the
-// SMEM available to the loop, and the re-derivation of II when a budget cut leaves a ring too
-// shallow for its lifetime (fixed point: reschedule at the larger II, recompute lifetimes). Every
-// schedule it keeps has passed the validator.
+// SMEM available to the loop (a TMA store's staging narrowed to column subtiles when the whole
+// tile would not fit or would cost another ring depth), and the re-derivation of II when a budget
+// cut leaves a ring too shallow for its lifetime (fixed point: reschedule at the larger II,
+// recompute lifetimes). Every schedule it keeps has passed the validator.
 #pragma once
 
 #include <cstdint>

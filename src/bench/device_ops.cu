@@ -139,6 +139,13 @@ __global__ void to_f32_kernel(const void* src, DType t, float* dst, size_t n) {
   }
 }
 
+__global__ void add_to_f32_kernel(float* dst, const void* src, DType t, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    dst[i] += load(src, t, i);
+  }
+}
+
 struct RelAccum {
   unsigned int max_diff_bits;  // non-negative floats order like their bit patterns
   unsigned int max_ref_bits;
@@ -210,6 +217,13 @@ void convert_to_f32(const void* src, DType t, float* dst, size_t n) {
   to_f32_kernel<<<grid_for(n), kThreads>>>(src, t, dst, n);
   check_cuda(cudaGetLastError(), "convert_to_f32 launch");
   check_cuda(cudaDeviceSynchronize(), "convert_to_f32");
+}
+
+void add_to_f32(float* dst, const void* src, DType t, size_t n) {
+  if (n == 0) return;
+  add_to_f32_kernel<<<grid_for(n), kThreads>>>(dst, src, t, n);
+  check_cuda(cudaGetLastError(), "add_to_f32 launch");
+  check_cuda(cudaDeviceSynchronize(), "add_to_f32");
 }
 
 RelError rel_error(const void* a, DType ta, const void* b, DType tb, size_t n) {

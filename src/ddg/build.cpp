@@ -61,10 +61,22 @@ OpShape op_shape(const Function& f, const Op& op, int consumer_wgs) {
   return s;
 }
 
+bool is_register_load(const ttgir::Module& m, const Function& f, const Op& op) {
+  if (op.name != "tt.descriptor_load" || op.results.size() != 1) return false;
+  const auto& users = f.value(op.results[0]).users;
+  if (users.empty()) return false;
+  for (OpId u : users) {
+    const Op& uo = f.op(u);
+    if (uo.name != "ttg.convert_layout" || uo.results.size() != 1 ||
+        m.encoding_kind(f.value(uo.results[0]).type) != "ttg.nvidia_mma")
+      return false;
+  }
+  return true;
+}
+
 BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, const TargetModel& t,
                      int consumer_wgs, const std::map<OpId, int64_t>& inner_latency,
                      const std::map<OpId, int>& inner_index) {
-  (void)m;
   BuiltLoop out;
   out.loop = f.for_loop(for_op);
   const auto& L = out.loop;
@@ -89,11 +101,14 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       for (ValueId r : op.results) tensor |= is_tensorish(f.value(r).type);
       if (op.results.empty())
         for (ValueId v : op.operands) tensor |= is_tensorish(f.value(v).type);
-      const OpClass* c = t.classify(op.name, tensor);
+      // A load consumed in registers is a global load, not a TMA into a ring.
+      const bool reg_load = is_register_load(m, f, op);
+      const OpClass* c = t.classify(reg_load ? "tt.load" : op.name, tensor);
       if (!c)
-        throw Error(op.loc.ir, "no cost class for '" + op.name + "' (" +
-                                   (tensor ? "tensor" : "scalar") + ") in target model " + t.name +
-                                   " (" + t.source + ")");
+        throw Error(op.loc.ir, "no cost class for '" + op.name + "'" +
+                                   (reg_load ? " consumed in registers (class of tt.load)" : "") +
+                                   " (" + (tensor ? "tensor" : "scalar") + ") in target model " +
+                                   t.name + " (" + t.source + ")");
       Costs k = t.costs(*c, op_shape(f, op, consumer_wgs));
       n.op_class = c->name;
       n.pipe = c->pipe;
@@ -151,6 +166,45 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
         lat = g.nodes[src].occupancy;
       g.add_edge(src, dst, lat, distance);
     }
+  }
+  // A register load is issued once the super-node (inner loop) that its consumers also wait
+  // for has completed: issued earlier, its registers would be live across the whole inner loop
+  // beside the accumulator that loop keeps in the same warpgroups' registers (spills), while
+  // its latency is small against the inner loop's. Skipped when the load feeds the super-node.
+  {
+    auto succ = g.succ_edges();
+    auto reach = [&](int from) {  // nodes reachable over distance-0 edges, `from` included
+      std::vector<char> seen(g.nodes.size(), 0);
+      std::vector<int> work{from};
+      seen[static_cast<size_t>(from)] = 1;
+      while (!work.empty()) {
+        int x = work.back();
+        work.pop_back();
+        for (int ei : succ[static_cast<size_t>(x)]) {
+          const Edge& e = g.edges[static_cast<size_t>(ei)];
+          if (e.distance == 0 && !seen[static_cast<size_t>(e.dst)]) {
+            seen[static_cast<size_t>(e.dst)] = 1;
+            work.push_back(e.dst);
+          }
+        }
+      }
+      return seen;
+    };
+    std::vector<std::pair<int, int>> order_edges;  // (super-node, register load)
+    for (OpId id : L.body) {
+      if (id == L.yield_op || !is_register_load(m, f, f.op(id))) continue;
+      const int ld = node_of[id];
+      const auto from_load = reach(ld);
+      for (const auto& sn : g.nodes) {
+        if (!sn.super_node || from_load[static_cast<size_t>(sn.id)]) continue;
+        const auto from_super = reach(sn.id);
+        bool shared = false;
+        for (size_t k = 0; k < g.nodes.size(); ++k)
+          shared |= from_load[k] && from_super[k] && static_cast<int>(k) != ld;
+        if (shared) order_edges.push_back({sn.id, ld});
+      }
+    }
+    for (auto [s, d] : order_edges) g.add_edge(s, d, g.nodes[static_cast<size_t>(s)].latency, 0);
   }
   // Rings: every TMA load fills a slot; its readers (through shared-memory views) end the
   // slot's lifetime. Readers that are one MMA share a group. TMA stores stage through a slot
@@ -249,7 +303,7 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       bool dead = !yielded && (lu == last_use.end() || lu->second <= i);
       it = dead ? live.erase(it) : std::next(it);
     }
-    if (!kViews.count(o.name))
+    if (!kViews.count(o.name) || is_register_load(m, f, o))
       for (ValueId r : o.results) {
         int64_t w = reg_words(f.value(r).type);
         if (w > 0) live[r] = w;

@@ -36,6 +36,9 @@ struct Tile {
   // serialize every wgmma of the loop (warning C7515; measured -2.7% at 8192^3 on the H200).
   // A loop that runs no iteration gets its zeros on a duplicated tail (split_zero_trip).
   int zero_init_value = -1;
+  // Non-empty: the tile is a PackedTile of this 16-bit element type (a register load of a
+  // 16-bit tensor), whatever `elem` the IR views it as; widened to f32 where it is used.
+  std::string packed;
 };
 
 struct Ctx {
@@ -104,6 +107,11 @@ struct EpilogueState {
 };
 // One function-scope op after the loops, in the role that owns the loop results.
 std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, EpilogueState& st);
+
+// --- lower_regtile.cpp -------------------------------------------------------------------------
+// Register-tile ops of an epilogue other than the store (a load without shared memory, extf,
+// f32 elementwise arithmetic): false if `op` is none of them, else its statements in `out`.
+bool lower_register_tile_op(Ctx& c, const sgraph::Role& r, int op, std::vector<Stmt>& out);
 
 // --- lower_kernel.cpp --------------------------------------------------------------------------
 std::string lower_kernel(Ctx& c);  // the __global__ function (text)

@@ -354,7 +354,7 @@ std::vector<Stmt> KernelLowering::loop_stmts(const Role& r, int li) {
     }
     if (name == "ttg.local_alloc") continue;  // the ring slot itself
     if (n->role != r.id) continue;
-    if (name == "tt.descriptor_load") {
+    if (name == "tt.descriptor_load" && n->pipeline == "TMA") {
       lower_tma_load(r, li, *n, st, body);
     } else if (name == "ttng.warp_group_dot") {
       lower_mma(r, li, *n, st, body);
@@ -407,7 +407,7 @@ void KernelLowering::classify(const Role& r, int li, bool& tma, bool& other) con
     }
     if (n.role != r.id) continue;
     const std::string& name = c_.op(n.op).name;
-    if (name == "tt.descriptor_load")
+    if (name == "tt.descriptor_load" && n.pipeline == "TMA")  // else a load into registers
       tma = true;
     else if (name != "ttg.local_alloc" && !is_scalar_op(c_, n.op))
       other = true;

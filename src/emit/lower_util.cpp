@@ -95,6 +95,7 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
   const ttgir::Op& o = c.op(op);
   if (is_scalar_op(c, op)) return {lower_scalar(c, op)};
   if (o.name == "tt.return") return {};
+  if (std::vector<Stmt> v; lower_register_tile_op(c, r, op, v)) return v;
   if (o.name == "arith.truncf" || o.name == "ttg.convert_layout") {
     auto t = c.tiles.find(o.operands.at(0));
     if (t == c.tiles.end()) c.fail(op, "operand is not a register tile of this role");
@@ -111,6 +112,8 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
     auto t = c.tiles.find(o.operands.back());
     if (t == c.tiles.end()) c.fail(op, "stored value is not a register tile of this role");
     const Tile& tile = t->second;
+    if (!tile.packed.empty())
+      c.fail(op, "storing a loaded 16-bit register tile is not implemented");
     if (tile.elem != d.elem || elem_bytes(d.elem) != 2)
       c.fail(op, "only 16-bit tile stores are implemented");
     const Buffer* b = buffer_produced_by(c, op);

@@ -39,6 +39,27 @@ const char* mode_name(MeasureMode m) {
   return m == MeasureMode::check ? "check" : m == MeasureMode::bench ? "bench" : "compare";
 }
 
+std::string add_to_f32_error(const sp::Tensor& dst, const sp::Tensor& src) {
+  if (dst.dtype != sp::DType::f32) return "add_to_f32: the destination must be f32";
+  if (src.numel != dst.numel)
+    return "add_to_f32: " + std::to_string(src.numel) + " elements added to " +
+           std::to_string(dst.numel);
+  return "";
+}
+
+std::string vendor_addmm_error(const sp::Tensor& a, const sp::Tensor& bm, const sp::Tensor& bias,
+                               const sp::Tensor& out, long long M, long long N, long long K) {
+  const auto f16ish = [](sp::DType t) { return t == sp::DType::f16 || t == sp::DType::bf16; };
+  if (M <= 0 || N <= 0 || K <= 0) return "vendor_addmm: M, N and K must be positive";
+  if (!f16ish(a.dtype) || a.dtype != bm.dtype)
+    return "vendor_addmm: A and B must both be f16 or both bf16";
+  if (!(f16ish(out.dtype) || out.dtype == sp::DType::f32) || bias.dtype != out.dtype)
+    return "vendor_addmm: bias and out must be of one type (f16, bf16 or f32)";
+  if (a.numel < M * K || bm.numel < K * N || bias.numel < M * N || out.numel < M * N)
+    return "vendor_addmm: a buffer is smaller than the GEMM shape";
+  return "";
+}
+
 namespace {
 
 b::DType bt(sp::DType t) { return static_cast<b::DType>(static_cast<int>(t)); }
@@ -71,6 +92,23 @@ class HostImpl final : public sp::Host {
     int s = blas_.gemm({a.ptr, bt(a.dtype), at}, {bm.ptr, bt(bm.dtype), btr}, out.ptr,
                        bt(out.dtype), M, N, K);
     if (s != 0) return fail(("cuBLAS GEMM: " + b::Blas::status_name(s)).c_str());
+    return 0;
+  }
+  int add_to_f32(const sp::Tensor& dst, const sp::Tensor& src) override {
+    std::string err = add_to_f32_error(dst, src);
+    if (!err.empty()) return fail(err.c_str());
+    return guard([&] {
+      b::add_to_f32(static_cast<float*>(dst.ptr), src.ptr, bt(src.dtype), size_t(dst.numel));
+    });
+  }
+  int vendor_addmm(const sp::Tensor& a, bool at, const sp::Tensor& bm, bool btr,
+                   const sp::Tensor& bias, const sp::Tensor& out, long long M, long long N,
+                   long long K) override {
+    std::string err = vendor_addmm_error(a, bm, bias, out, M, N, K);
+    if (!err.empty()) return fail(err.c_str());
+    int s = blas_.addmm({a.ptr, bt(a.dtype), at}, {bm.ptr, bt(bm.dtype), btr}, bias.ptr, out.ptr,
+                        bt(out.dtype), M, N, K);
+    if (s != 0) return fail(("cuBLASLt addmm: " + b::Blas::status_name(s)).c_str());
     return 0;
   }
   int fail(const char* m) override {
@@ -126,7 +164,10 @@ struct DeviceBuffers {
 
 std::string shape_label(const sp::Shape& s) {
   std::string l;
-  for (int i = 0; i < s.rank; ++i) l += (i ? "x" : "") + std::to_string(s.d[i]);
+  for (int i = 0; i < s.rank; ++i) {
+    if (i) l += 'x';  // appended separately: `"x" + std::string&&` trips GCC 12's -Wrestrict
+    l += std::to_string(s.d[i]);
+  }
   return l;
 }
 

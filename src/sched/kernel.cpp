@@ -140,7 +140,8 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   const int consumer_wgs = std::max(1, g.kernel.num_warps / (t.budgets.threads_per_warpgroup / 32));
 
   // Function-scope shared memory: TMA loads outside every loop stay resident (read inside
-  // loops), epilogue stores after the loops stage through a slot the loops' rings can overlay.
+  // loops; a load consumed in registers needs none), epilogue stores after the loops stage through
+  // a slot the loops' rings can overlay.
   std::vector<OpId> loops = f.for_ops();
   std::map<OpId, int> loop_index;
   for (size_t i = 0; i < loops.size(); ++i) loop_index[loops[i]] = static_cast<int>(i);
@@ -148,7 +149,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   std::vector<int> staging_ids;  // function-scope store staging, whole tile until planned below
   for (const auto& op : f.ops) {
     if (enclosing_for(f, op.id) != ttgir::kNoId) continue;
-    if (op.name == "tt.descriptor_load") {
+    if (op.name == "tt.descriptor_load" && !ddg::is_register_load(m, f, op)) {
       sgraph::Buffer b;
       const auto& ty = f.value(op.results.at(0)).type;
       OpId producer = op.id;

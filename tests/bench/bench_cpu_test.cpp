@@ -1,7 +1,8 @@
-// CPU unit tests of the bench library's pure parts: iteration counts, statistics, dtypes. They
-// need no GPU and must never touch one.
+// CPU unit tests of the bench library's pure parts: iteration counts, statistics, dtypes, the
+// column-major view of row-major GEMMs. They need no GPU and must never touch one.
 #include <gtest/gtest.h>
 
+#include "sched2cu/bench/blas.h"
 #include "sched2cu/bench/device_ops.h"
 #include "sched2cu/bench/gpu.h"
 #include "sched2cu/bench/timing.h"
@@ -53,3 +54,40 @@ TEST(GpuLock, ExclusiveAcrossHolders) {
 }
 
 TEST(GpuLock, KeySanitized) { EXPECT_EQ(gpu_lock_key("0000:3B:00.0"), "0000_3B_00_0"); }
+
+// Row-major C[M,N] = A·B is column-major C^T = B^T·A^T: cuBLAS(Lt) gets B first, A second.
+TEST(ColMajorView, PlainOperands) {
+  const ColMajorGemm g = col_major_view(false, false, 300, 200, 100);
+  EXPECT_EQ(g.m, 200);
+  EXPECT_EQ(g.n, 300);
+  EXPECT_EQ(g.k, 100);
+  // B [K,N] row-major: N x K column-major, ld N, no transpose.
+  EXPECT_FALSE(g.first.trans);
+  EXPECT_EQ(g.first.rows, 200);
+  EXPECT_EQ(g.first.cols, 100);
+  EXPECT_EQ(g.first.ld, 200);
+  // A [M,K] row-major: K x M column-major, ld K.
+  EXPECT_FALSE(g.second.trans);
+  EXPECT_EQ(g.second.rows, 100);
+  EXPECT_EQ(g.second.cols, 300);
+  EXPECT_EQ(g.second.ld, 100);
+  // C [M,N] row-major: N x M column-major, ld N (the bias of addmm uses the same layout).
+  EXPECT_EQ(g.out_rows, 200);
+  EXPECT_EQ(g.out_cols, 300);
+  EXPECT_EQ(g.ld_out, 200);
+}
+
+TEST(ColMajorView, TransposedOperands) {
+  const ColMajorGemm g = col_major_view(true, true, 300, 200, 100);
+  // B stored [N,K]: K x N column-major, ld K, transposed by cuBLAS.
+  EXPECT_TRUE(g.first.trans);
+  EXPECT_EQ(g.first.rows, 100);
+  EXPECT_EQ(g.first.cols, 200);
+  EXPECT_EQ(g.first.ld, 100);
+  // A stored [K,M]: M x K column-major, ld M.
+  EXPECT_TRUE(g.second.trans);
+  EXPECT_EQ(g.second.rows, 300);
+  EXPECT_EQ(g.second.cols, 100);
+  EXPECT_EQ(g.second.ld, 300);
+  EXPECT_EQ(g.ld_out, 200);
+}

@@ -1,6 +1,7 @@
 // GPU tests of the bench library (label gpu; exit 77 without a Hopper GPU): seeded fills are
 // deterministic, NaN fill is counted, rel_error matches a hand computation, the cuBLAS reference
-// agrees with the naive GEMM, and do_bench returns sane statistics.
+// agrees with the naive GEMM, add_to_f32 and the cuBLASLt addmm agree with the reference plus a
+// bias, and do_bench returns sane statistics.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -81,6 +82,39 @@ int main() {
     EXPECT(blas.gemm({a, DType::f16}, {b, DType::f16}, c2, DType::f16, M, N, K) == 0);
     check_cuda(cudaDeviceSynchronize(), "vendor");
     EXPECT(rel_error(c2, DType::f16, c1, DType::f32, M * N).rel < 5e-3);
+    // add_to_f32: the f32 reference plus a bias, element by element.
+    void *bias, *r2, *d;
+    check_cuda(cudaMalloc(&bias, M * N * 2), "malloc");
+    check_cuda(cudaMalloc(&r2, M * N * 4), "malloc");
+    check_cuda(cudaMalloc(&d, M * N * 2), "malloc");
+    fill_normal(bias, M * N, DType::f16, 3);
+    check_cuda(cudaMemcpy(r2, c1, M * N * 4, cudaMemcpyDeviceToDevice), "cpy");
+    add_to_f32(static_cast<float*>(r2), bias, DType::f16, M * N);
+    for (long long i : {0LL, 5 * N + 7, M * N - 1})
+      EXPECT(read_element(r2, DType::f32, i) ==
+             static_cast<double>(static_cast<float>(read_element(c1, DType::f32, i)) +
+                                 static_cast<float>(read_element(bias, DType::f16, i))));
+    // Vendor addmm (cuBLASLt, out of place): close to reference + bias, the bias left intact,
+    // and a second call (cached plan) identical to the first.
+    fill_nan(d, M * N, DType::f16);
+    EXPECT(blas.addmm({a, DType::f16}, {b, DType::f16}, bias, d, DType::f16, M, N, K) == 0);
+    check_cuda(cudaDeviceSynchronize(), "vendor addmm");
+    RelError ea = rel_error(d, DType::f16, r2, DType::f32, M * N);
+    EXPECT(ea.nan_a == 0 && ea.rel < 5e-3);
+    EXPECT(rel_error(c2, DType::f16, r2, DType::f32, M * N).rel > 0.05);  // the bias matters
+    void* d2;
+    check_cuda(cudaMalloc(&d2, M * N * 2), "malloc");
+    fill_nan(d2, M * N, DType::f16);
+    EXPECT(blas.addmm({a, DType::f16}, {b, DType::f16}, bias, d2, DType::f16, M, N, K) == 0);
+    check_cuda(cudaDeviceSynchronize(), "vendor addmm (cached plan)");
+    EXPECT(rel_error(d2, DType::f16, d, DType::f16, M * N).rel == 0.0);
+    void* bias_copy;
+    check_cuda(cudaMalloc(&bias_copy, M * N * 2), "malloc");
+    fill_normal(bias_copy, M * N, DType::f16, 3);
+    EXPECT(rel_error(bias, DType::f16, bias_copy, DType::f16, M * N).rel == 0.0);
+    // Shapes and types cuBLASLt is not asked to run are refused with a status.
+    EXPECT(blas.addmm({a, DType::f16}, {b, DType::f16}, bias, d2, DType::f16, 0, N, K) != 0);
+    EXPECT(blas.addmm({a, DType::f16}, {b, DType::bf16}, bias, d2, DType::f16, M, N, K) != 0);
     // Timing of the vendor GEMM: positive, ordered statistics.
     BenchOptions o;
     o.rep_ms = 20;

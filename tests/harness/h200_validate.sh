@@ -34,3 +34,6 @@ run "$S" check --cases case1_simple_gemm,case2_persistent_gemm --json "$O/check_
 run "$S" bench --cases case1_simple_gemm,case2_persistent_gemm --json "$O/bench_gemm.json"
 run "$S" compare --rev HEAD --cases case1_simple_gemm,case2_persistent_gemm \
   --json "$O/compare_gemm.json"
+# GEMM + bias: hand-written (and generated where present) vs reference, then vs cuBLASLt.
+run "$S" check --cases case5_addmm_bias --json "$O/check_addmm.json"
+run "$S" bench --cases case5_addmm_bias --json "$O/bench_addmm.json"

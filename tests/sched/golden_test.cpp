@@ -191,3 +191,63 @@ TEST(Kernel, PersistentTileLoopStagesItsStoreInSubtilesAndRunsStepPrograms) {
       EXPECT_EQ(b.depth, 1);
     }
 }
+
+namespace {
+int op_named(const ttgir::Function& f, const std::string& name, int nth = 0) {
+  for (const auto& op : f.ops)
+    if (op.name == name && nth-- == 0) return op.id;
+  return -1;
+}
+}  // namespace
+
+// The register-load rule (docs/scheduler.md, "Loads consumed in registers"): case5's bias tile
+// only feeds a convert_layout to the accumulator layout, so it gets no ring, is a global load of
+// the consumer role, and is issued after the K loop (super-node) its addf also waits for.
+TEST(Kernel, RegisterLoadHasNoBufferAndFollowsTheInnerLoop) {
+  InRepo here;
+  auto t = target();
+  auto m = ttgir::parse_file("examples/case5_addmm_bias/pre_modulo.ttgir");
+  const auto& f = m.functions.at(0);
+  const int bias = op_named(f, "tt.descriptor_load", 2);  // A, B, then the bias
+  ASSERT_GE(bias, 0);
+  EXPECT_TRUE(ddg::is_register_load(m, f, f.op(bias)));
+  EXPECT_FALSE(ddg::is_register_load(m, f, f.op(op_named(f, "tt.descriptor_load", 0))));
+  auto ks = sched::schedule_kernel(m, "x", t, {});
+  ASSERT_EQ(ks.graph.loops.size(), 2u);
+  for (const auto& b : ks.graph.buffers) {
+    EXPECT_NE(b.producer_op, bias);
+    for (int c : b.consumer_ops) EXPECT_NE(c, bias);
+  }
+  EXPECT_EQ(ks.graph.loops[0].rings.size(), 1u);   // the C staging only
+  EXPECT_EQ(ks.plans.at(1).rings.at(0).depth, 4);  // the K loop's A+B ring keeps its depth
+  const auto& L = ks.graph.loops[0];
+  const sgraph::Node *load = nullptr, *super = nullptr;
+  for (const auto& n : L.nodes) {
+    if (n.op == bias) load = &n;
+    if (n.child_loop >= 0) super = &n;
+  }
+  ASSERT_TRUE(load && super);
+  EXPECT_EQ(load->pipeline, "CUDA");
+  EXPECT_EQ(load->role, 1);  // the consumer, which owns the accumulator
+  EXPECT_GE(load->cycle, super->cycle + super->latency);
+  bool edge = false;
+  for (const auto& e : L.edges)
+    edge |= e.src == super->id && e.dst == load->id && e.latency == super->latency;
+  EXPECT_TRUE(edge);
+  EXPECT_TRUE(sgraph::check(ks.graph).empty());
+}
+
+// At function scope (after the K loop of a one-tile kernel) a register load is no resident
+// buffer either: without the rule its 64 KiB would cost the K loop a ring slot.
+TEST(Kernel, FunctionScopeRegisterLoadIsNotResident) {
+  InRepo here;
+  auto t = target();
+  auto m = ttgir::parse_file("tests/emit/regload_input.ttgir");
+  const auto& f = m.functions.at(0);
+  const int load = op_named(f, "tt.descriptor_load", 2);
+  ASSERT_GE(load, 0);
+  auto ks = sched::schedule_kernel(m, "x", t, {});
+  for (const auto& b : ks.graph.buffers) EXPECT_NE(b.producer_op, load);
+  EXPECT_EQ(ks.plans.at(0).rings.at(0).depth, 4);
+  EXPECT_TRUE(sgraph::check(ks.graph).empty());
+}

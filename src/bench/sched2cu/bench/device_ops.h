@@ -29,6 +29,9 @@ void fill_value(void* p, size_t n, DType t, double value);
 inline void fill_nan(void* p, size_t n, DType t) { fill_value(p, n, t, __builtin_nan("")); }
 // Converts n elements to f32 into `dst` (device memory of n floats).
 void convert_to_f32(const void* src, DType t, float* dst, size_t n);
+// dst[i] += f32(src[i]) for n elements (dst device f32); e.g. a bias added to an f32 GEMM
+// reference. Synchronizes.
+void add_to_f32(float* dst, const void* src, DType t, size_t n);
 
 struct RelError {
   double rel = 0;           // max|a-b| / max(max|b|, 1e-9); NaN when any NaN was met

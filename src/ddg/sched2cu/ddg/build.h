@@ -34,6 +34,13 @@ BuiltLoop build_loop(const ttgir::Module& m, const ttgir::Function& f, ttgir::Op
                      const std::map<ttgir::OpId, int64_t>& inner_latency = {},
                      const std::map<ttgir::OpId, int>& inner_index = {});
 
+// A `tt.descriptor_load` whose value is consumed in registers: every user is a
+// `ttg.convert_layout` to the `#nvidia_mma` accumulator layout (it never feeds a local_alloc or
+// an MMA operand). It needs no shared memory and no TMA: the scheduler models it as a global
+// load of the consumer role (target class of `tt.load`) and gives it no buffer; the emitter
+// lowers it to direct global loads in the accumulator layout.
+bool is_register_load(const ttgir::Module& m, const ttgir::Function& f, const ttgir::Op& op);
+
 // The op's cost shape (used by build_loop; exposed for tests and the report).
 OpShape op_shape(const ttgir::Function& f, const ttgir::Op& op, int consumer_wgs);
 

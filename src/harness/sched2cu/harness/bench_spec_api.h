@@ -13,7 +13,8 @@
 
 #include "sched2cu/abi.h"
 
-#define SCHED2CU_SPEC_API_VERSION 1
+// 2: Host::add_to_f32 and Host::vendor_addmm.
+#define SCHED2CU_SPEC_API_VERSION 2
 
 namespace sched2cu::spec {
 
@@ -122,6 +123,15 @@ class Host {
   // Vendor baseline GEMM (cuBLAS, f32 accumulate) into `out` (f16, bf16 or f32); asynchronous.
   virtual int vendor_gemm(const Tensor& a, bool a_trans, const Tensor& b, bool b_trans,
                           const Tensor& out, long long M, long long N, long long K) = 0;
+  // dst_f32[i] += f32(src[i]) for every element (dst f32, src of any DType, equal numel): e.g. a
+  // bias added to the f32 reference of gemm_ref_f32. Synchronous.
+  virtual int add_to_f32(const Tensor& dst_f32, const Tensor& src) = 0;
+  // Vendor baseline addmm (cuBLASLt, f32 compute): out[M,N] = A·B + bias[M,N] out of place
+  // (beta = 1, C = bias, D = out); A and B f16 or bf16 of one type (layouts as gemm_ref_f32),
+  // bias and out of one DType (f16, bf16 or f32). Asynchronous.
+  virtual int vendor_addmm(const Tensor& a, bool a_trans, const Tensor& b, bool b_trans,
+                           const Tensor& bias, const Tensor& out, long long M, long long N,
+                           long long K) = 0;
   // Records an error message for the status the spec is about to return (copied).
   virtual int fail(const char* message) = 0;
 

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "sched2cu/harness/bench_spec_api.h"
+
 namespace sched2cu::harness {
 
 enum class MeasureMode { check, compare, bench };
@@ -27,6 +29,13 @@ nlohmann::json run_measurement(const MeasureRequest& req);
 
 // {"name","cc","sm_count","pci_bus_id","memory_bytes"} of the current device, or {"error": ...}.
 nlohmann::json probe_device();
+
+// Argument checks of the Host services that take several tensors (pure, no GPU): empty when the
+// call is well-formed, else the message the spec's call fails with.
+std::string add_to_f32_error(const spec::Tensor& dst_f32, const spec::Tensor& src);
+std::string vendor_addmm_error(const spec::Tensor& a, const spec::Tensor& b,
+                               const spec::Tensor& bias, const spec::Tensor& out, long long M,
+                               long long N, long long K);
 
 MeasureMode parse_mode(const std::string& s);
 const char* mode_name(MeasureMode m);

@@ -1,0 +1,82 @@
+// Loads from TMA-swizzled shared memory into the wgmma accumulator layout: the inverse of
+// acc_store_box / acc_store_box_f32 (regtile.cuh). An epilogue that TMA-loads a tensor tile
+// (a bias, a residual) into a staging box reads it back here, in the same fragment layout as the
+// accumulator, so it can be combined elementwise and stored again through acc_store_box. Every
+// thread touches exactly the bytes acc_store_box makes it write, so a load followed by a store of
+// the same columns into the same box needs no barrier in between (the in-place epilogue relies on
+// this). Index arrays only with compile-time constants; never add PTX here beyond plain loads.
+#pragma once
+
+#include "sched2cu/common.cuh"
+#include "sched2cu/regtile.cuh"
+#include "sched2cu/tma.cuh"
+
+namespace sched2cu::rt {
+
+template <class T>
+SCHED2CU_DEVICE float2 unpack2(uint32_t bits);
+template <>
+SCHED2CU_DEVICE float2 unpack2<__half>(uint32_t bits) {
+  return __half22float2(*reinterpret_cast<const __half2*>(&bits));
+}
+template <>
+SCHED2CU_DEVICE float2 unpack2<__nv_bfloat16>(uint32_t bits) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits));
+}
+
+// Reads columns [col0, col0 + BoxCols) of slab s from a TMA box of 16-bit T laid out as
+// [rows][BoxCols * 2 bytes] with `Swizzle` (BoxCols * 2 == Swizzle, or any width when
+// Swizzle == 0), converting to f32; this warpgroup's slab rows come from box rows
+// row0 .. row0 + 63. col0 is a multiple of BoxCols; the other columns of d are untouched. The
+// box must be visible to the caller (mbar_wait on the TMA barrier, or a barrier after ordinary
+// stores). Conflict-free for 128B swizzle, like the store.
+template <class T, int Swizzle, int BoxCols, int M, int N>
+SCHED2CU_DEVICE void acc_load_box(AccTile<M, N>& d, const void* box, int s, int col0, int row0) {
+  static_assert(sizeof(T) == 2, "16-bit boxes (use acc_load_box_f32 for f32)");
+  static_assert(BoxCols % 8 == 0, "whole 8-column blocks of the accumulator layout");
+  constexpr int kRowBytes = BoxCols * 2;
+  const uint8_t* b = static_cast<const uint8_t*>(box);
+  const int t = static_cast<int>(threadIdx.x % 128);
+  const int r = row0 + 16 * (t / 32) + (t % 32) / 4;
+  const int cq = 2 * (t % 4);
+#pragma unroll
+  for (int blk = 0; blk < BoxCols / 8; ++blk) {
+    const int i = (col0 / 8 + blk) * 4;  // first element of this 8-column block
+    const uint32_t cb = static_cast<uint32_t>((8 * blk + cq) * 2);
+    const float2 lo = unpack2<T>(
+        *reinterpret_cast<const uint32_t*>(b + swizzle_offset<Swizzle, kRowBytes>(r, cb)));
+    const float2 hi = unpack2<T>(
+        *reinterpret_cast<const uint32_t*>(b + swizzle_offset<Swizzle, kRowBytes>(r + 8, cb)));
+    d.v[s][i] = lo.x;
+    d.v[s][i + 1] = lo.y;
+    d.v[s][i + 2] = hi.x;
+    d.v[s][i + 3] = hi.y;
+  }
+}
+
+// f32 variant (box rows are BoxCols * 4 bytes): the inverse of acc_store_box_f32.
+template <int Swizzle, int BoxCols, int M, int N>
+SCHED2CU_DEVICE void acc_load_box_f32(AccTile<M, N>& d, const void* box, int s, int col0,
+                                      int row0) {
+  static_assert(BoxCols % 8 == 0, "whole 8-column blocks of the accumulator layout");
+  constexpr int kRowBytes = BoxCols * 4;
+  const uint8_t* b = static_cast<const uint8_t*>(box);
+  const int t = static_cast<int>(threadIdx.x % 128);
+  const int r = row0 + 16 * (t / 32) + (t % 32) / 4;
+  const int cq = 2 * (t % 4);
+#pragma unroll
+  for (int blk = 0; blk < BoxCols / 8; ++blk) {
+    const int i = (col0 / 8 + blk) * 4;
+    const uint32_t cb = static_cast<uint32_t>((8 * blk + cq) * 4);
+    const float2 lo =
+        *reinterpret_cast<const float2*>(b + swizzle_offset<Swizzle, kRowBytes>(r, cb));
+    const float2 hi =
+        *reinterpret_cast<const float2*>(b + swizzle_offset<Swizzle, kRowBytes>(r + 8, cb));
+    d.v[s][i] = lo.x;
+    d.v[s][i + 1] = lo.y;
+    d.v[s][i + 2] = hi.x;
+    d.v[s][i + 3] = hi.y;
+  }
+}
+
+}  // namespace sched2cu::rt

@@ -1,0 +1,86 @@
+// Emitter tests of register-tile epilogues (docs/emitter.md, "Register tiles in the epilogue"):
+// a load the graph gives no shared memory becomes direct global loads in the accumulator layout,
+// extf is a view of the packed tile, elementwise f32 math uses the runtime's tile ops (widening
+// a packed operand on the fly or first), and what is not lowered fails with the op.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/common/file_util.h"
+#include "sched2cu/emit/emit.h"
+#include "sched2cu/sgraph/json_io.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSrc = SCHED2CU_SOURCE_DIR;
+
+std::string emit(const sched2cu::sgraph::ScheduleGraph& g) {
+  sched2cu::emit::Options o;
+  o.graph_path = "x.json";
+  return sched2cu::emit::emit_cuda(g, o);
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+// tests/emit/regload_input.ttgir (hand-written: case1 + a tile loaded after the K loop, then
+// subf with the loaded tile first, mulf, maxnumf) scheduled once by `sched2cu schedule` into
+// tests/emit/regload.schedule_graph.json; the golden is regenerated with SCHED2CU_UPDATE_GOLDEN=1.
+TEST(EmitRegisterTiles, FunctionScopeLoadAndElementwiseGolden) {
+  auto g = sched2cu::sgraph::read_schedule_graph(kSrc / "tests/emit/regload.schedule_graph.json");
+  sched2cu::emit::Options o;
+  o.graph_path = "regload.schedule_graph.json";
+  std::string out = sched2cu::emit::emit_cuda(g, o);
+  const fs::path golden = kSrc / "tests/emit/regload.generated.cu";
+  if (std::getenv("SCHED2CU_UPDATE_GOLDEN") != nullptr) sched2cu::write_file_atomic(golden, out);
+  EXPECT_EQ(out, sched2cu::read_file(golden)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
+  // Both copies of the zero-trip split: loaded per warpgroup slice, no tensor map for it.
+  EXPECT_EQ(count(out, "packed_load_global<__half>(d_"), 2u);
+  EXPECT_NE(
+      out.find("static_cast<const __half*>(d_ptr), b_desc_17, v0_31 + slice * 64, v1_32, M, N)"),
+      std::string::npos);
+  EXPECT_EQ(out.find("map_d_desc"), std::string::npos);
+  EXPECT_EQ(count(out, "acc_unpack<__half>("), 2u);  // subf's first operand is widened first
+  EXPECT_EQ(count(out, "acc_sub(s_"), 2u);
+  EXPECT_EQ(count(out, "acc_mul_packed<__half>("), 2u);
+  EXPECT_EQ(count(out, "acc_max_packed<__half>("), 2u);  // maxnumf(packed, x): swapped
+}
+
+// case5: the bias load is emitted in the consumer role after the K loop's drain (the scheduler
+// ordered it after the super-node), in both copies of the zero-trip split, and added on the fly.
+TEST(EmitRegisterTiles, Case5BiasLoadFollowsTheKLoopInTheConsumer) {
+  auto g =
+      sched2cu::sgraph::read_schedule_graph(kSrc / "examples/case5_addmm_bias/schedule_graph.json");
+  std::string out = emit(g);
+  EXPECT_EQ(count(out, "packed_load_global<__half>("), 2u);
+  EXPECT_EQ(count(out, "acc_add_packed<__half>("), 2u);
+  const size_t consumer = out.find("setmaxnreg_inc<");
+  const size_t drain = out.find("wgmma_wait<0>();");
+  const size_t load = out.find("packed_load_global<");
+  ASSERT_NE(consumer, std::string::npos);
+  EXPECT_LT(consumer, drain);
+  EXPECT_LT(drain, load);
+  EXPECT_LT(load, out.find("acc_add_packed<"));
+  EXPECT_EQ(out.find("map_bias_desc"), std::string::npos);  // no TMA for the bias
+}
+
+// maximumf propagates NaN (fmaxf does not): never silently lowered as acc_max.
+TEST(EmitRegisterTiles, MaximumfIsAnErrorNamingTheOp) {
+  auto g = sched2cu::sgraph::read_schedule_graph(kSrc / "tests/emit/regload.schedule_graph.json");
+  for (auto& op : g.ir.functions.at(0).ops)
+    if (op.name == "arith.maxnumf") op.name = "arith.maximumf";
+  try {
+    emit(g);
+    FAIL() << "expected an error";
+  } catch (const sched2cu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("arith.maximumf"), std::string::npos) << e.what();
+  }
+}

@@ -108,7 +108,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
       size_t ir = rank - 1 - k;
       dims += (k ? ", " : "") + std::string("static_cast<uint64_t>(") +
               host_expr(c, mk.operands[1 + ir], op) + ")";
-      box += (k ? ", " : "") + S(d.box[ir]) + "u";
+      box += std::string(k ? ", " : "") + S(d.box[ir]) + "u";
       if (k + 1 < rank)
         strides += (k ? ", " : "") + std::string("static_cast<uint64_t>(") +
                    host_expr(c, mk.operands[1 + rank + (rank - 2 - k)], op) + ") * " +

@@ -134,30 +134,23 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       if (it1 == it1_start) {  // loop 1 ran no iteration: its accumulators hold their init value
         acc_fill(arg9_43, 0.0f);  // op 9 arith.constant
-        // op 43 tt.descriptor_load: fused into the store's chunk loop
-        // op 44 ttg.convert_layout: fused into the store's chunk loop
-        // op 45 arith.extf: fused into the store's chunk loop
-        // op 46 arith.addf: fused into the store's chunk loop
-        // op 47 arith.truncf: fused into the store's chunk loop
-        // op 48 ttg.convert_layout: fused into the store's chunk loop
+        PackedTile<64, 256> bias_10_51;  // op 43 tt.descriptor_load: 64 rows per warpgroup, accumulator layout, no shared memory
+        packed_load_global<__half>(bias_10_51, static_cast<const __half*>(bias_ptr), b_desc_25, bias_49 + slice * 64, bias_9_50, M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
+        // op 44 ttg.convert_layout: f16 view of bias_10_51 (converted when stored)
+        // op 45 arith.extf: f32 view of bias_10_51 (widened where used)
+        AccTile<64, 256> acc_13_54;  // op 46 arith.addf
+        acc_add_packed<__half>(acc_13_54, arg9_43, bias_10_51);  // second operand widened on the fly
+        // op 47 arith.truncf: f16 view of acc_13_54 (converted when stored)
+        // op 48 ttg.convert_layout: f16 view of acc_13_54 (converted when stored)
         {  // op 49 tt.descriptor_store via staging buffer 0
-          PackedTile<64, 64> bias_10_51_ch[2];  // op 43 tt.descriptor_load: 64-column chunks, loaded one ahead
-          packed_load_global<__half>(bias_10_51_ch[0], static_cast<const __half*>(bias_ptr), b_desc_25, bias_49 + slice * 64, bias_9_50, M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
           uint8_t* const stage = buf0 + slice * 8192u;
           #pragma unroll
           for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
-            if (ch + 1 < 4) {  // next chunk's bias_10_51
-              packed_load_global<__half>(bias_10_51_ch[(ch + 1) % 2], static_cast<const __half*>(bias_ptr), b_desc_25, bias_49 + slice * 64, bias_9_50 + 64 * (ch + 1), M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
-            }
-            AccTile<64, 64> arg9_43_ch;  // columns 64 * ch ... of arg9_43
-            acc_extract_cols<64>(arg9_43_ch, arg9_43, 64 * ch);
-            AccTile<64, 64> acc_13_54_ch;  // op 46 arith.addf
-            acc_add_packed<__half>(acc_13_54_ch, arg9_43_ch, bias_10_51_ch[ch % 2]);  // second operand widened on the fly
             if (thread_idx_in_warpgroup() == 0) {  // slot ch % 2 has been read by its last store
               if (ch == 0) tma_wait_read<0>(); else tma_wait_read<1>();
             }
             warpgroup_sync(1 + wg);  // nobody writes the slot before that
-            acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, acc_13_54_ch, 0, 0, 0);
+            acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, acc_13_54, 0, 64 * ch, 0);
             fence_proxy_async();  // generic-proxy writes -> TMA store
             warpgroup_sync(1 + wg);  // the whole box is written
             if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
@@ -167,30 +160,23 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
       } else {
-        // op 43 tt.descriptor_load: fused into the store's chunk loop
-        // op 44 ttg.convert_layout: fused into the store's chunk loop
-        // op 45 arith.extf: fused into the store's chunk loop
-        // op 46 arith.addf: fused into the store's chunk loop
-        // op 47 arith.truncf: fused into the store's chunk loop
-        // op 48 ttg.convert_layout: fused into the store's chunk loop
+        PackedTile<64, 256> bias_10_51;  // op 43 tt.descriptor_load: 64 rows per warpgroup, accumulator layout, no shared memory
+        packed_load_global<__half>(bias_10_51, static_cast<const __half*>(bias_ptr), b_desc_25, bias_49 + slice * 64, bias_9_50, M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
+        // op 44 ttg.convert_layout: f16 view of bias_10_51 (converted when stored)
+        // op 45 arith.extf: f32 view of bias_10_51 (widened where used)
+        AccTile<64, 256> acc_13_54;  // op 46 arith.addf
+        acc_add_packed<__half>(acc_13_54, arg9_43, bias_10_51);  // second operand widened on the fly
+        // op 47 arith.truncf: f16 view of acc_13_54 (converted when stored)
+        // op 48 ttg.convert_layout: f16 view of acc_13_54 (converted when stored)
         {  // op 49 tt.descriptor_store via staging buffer 0
-          PackedTile<64, 64> bias_10_51_ch[2];  // op 43 tt.descriptor_load: 64-column chunks, loaded one ahead
-          packed_load_global<__half>(bias_10_51_ch[0], static_cast<const __half*>(bias_ptr), b_desc_25, bias_49 + slice * 64, bias_9_50, M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
           uint8_t* const stage = buf0 + slice * 8192u;
           #pragma unroll
           for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
-            if (ch + 1 < 4) {  // next chunk's bias_10_51
-              packed_load_global<__half>(bias_10_51_ch[(ch + 1) % 2], static_cast<const __half*>(bias_ptr), b_desc_25, bias_49 + slice * 64, bias_9_50 + 64 * (ch + 1), M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
-            }
-            AccTile<64, 64> arg9_43_ch;  // columns 64 * ch ... of arg9_43
-            acc_extract_cols<64>(arg9_43_ch, arg9_43, 64 * ch);
-            AccTile<64, 64> acc_13_54_ch;  // op 46 arith.addf
-            acc_add_packed<__half>(acc_13_54_ch, arg9_43_ch, bias_10_51_ch[ch % 2]);  // second operand widened on the fly
             if (thread_idx_in_warpgroup() == 0) {  // slot ch % 2 has been read by its last store
               if (ch == 0) tma_wait_read<0>(); else tma_wait_read<1>();
             }
             warpgroup_sync(1 + wg);  // nobody writes the slot before that
-            acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, acc_13_54_ch, 0, 0, 0);
+            acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, acc_13_54, 0, 64 * ch, 0);
             fence_proxy_async();  // generic-proxy writes -> TMA store
             warpgroup_sync(1 + wg);  // the whole box is written
             if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box

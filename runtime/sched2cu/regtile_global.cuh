@@ -139,30 +139,4 @@ SCHED2CU_DEVICE void acc_max_packed(AccTile<M, N>& d, const AccTile<M, N>& a,
   acc_zip_packed<T>(d, a, b, [](float x, float y) { return fmaxf(x, y); });
 }
 
-// ---- column chunks (an epilogue fused into a store's chunk loop) --------------------------
-
-// d = columns [col0, col0 + W) of a: element i of slab s of d is element col0 / 2 + i of a (the
-// accumulator layout keeps each 8-column block in 4 consecutive elements, so a column chunk is
-// a contiguous run). col0 a compile-time multiple of 8 after unrolling; W a multiple of 8, and
-// col0 + W <= N. Register copies only: free after unrolling (nvcc renames them), and d is a new
-// tile, so the accumulator's registers are never written.
-template <int W, int M, int N>
-SCHED2CU_DEVICE void acc_extract_cols(AccTile<M, W>& d, const AccTile<M, N>& a, int col0) {
-  static_assert(W % 8 == 0 && W <= N, "chunk of whole 8-column blocks");
-#pragma unroll
-  for (int s = 0; s < M / 64; ++s)
-#pragma unroll
-    for (int i = 0; i < W / 2; ++i) d.v[s][i] = a.v[s][col0 / 2 + i];
-}
-
-// Same for a packed tile: p[s][j] of d is p[s][col0 / 4 + j] of a (a pair per two columns).
-template <int W, int M, int N>
-SCHED2CU_DEVICE void packed_extract_cols(PackedTile<M, W>& d, const PackedTile<M, N>& a, int col0) {
-  static_assert(W % 8 == 0 && W <= N, "chunk of whole 8-column blocks");
-#pragma unroll
-  for (int s = 0; s < M / 64; ++s)
-#pragma unroll
-    for (int j = 0; j < W / 4; ++j) d.p[s][j] = a.p[s][col0 / 4 + j];
-}
-
 }  // namespace sched2cu::rt

@@ -30,7 +30,10 @@ std::string emit_cuda(const sgraph::ScheduleGraph& g, const Options& opts) {
        " B dynamic shared memory.\n";
   for (const auto& r : g.launch.roles) {
     std::string wgs;
-    for (int w : r.warpgroups) wgs += (wgs.empty() ? "" : ",") + std::to_string(w);
+    for (int w : r.warpgroups) {
+      if (!wgs.empty()) wgs += ',';  // not `"," + std::string&&`: GCC 12 -Wrestrict false positive
+      wgs += std::to_string(w);
+    }
     o += "// role " + std::to_string(r.id) + " " + r.name + ": " + r.kind + ", warpgroups {" + wgs +
          "}, " + std::to_string(r.regs) + " registers\n";
   }

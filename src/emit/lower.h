@@ -39,9 +39,6 @@ struct Tile {
   // Non-empty: the tile is a PackedTile of this 16-bit element type (a register load of a
   // 16-bit tensor), whatever `elem` the IR views it as; widened to f32 where it is used.
   std::string packed;
-  // >= 0: a lazy value fused into the chunk loop of the store it feeds (fused_into_store): the
-  // op `lazy_op` emitted nothing; its value is computed per column chunk at the store.
-  int lazy_op = -1;
 };
 
 struct Ctx {
@@ -115,20 +112,6 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
 // Register-tile ops of an epilogue other than the store (a load without shared memory, extf,
 // f32 elementwise arithmetic): false if `op` is none of them, else its statements in `out`.
 bool lower_register_tile_op(Ctx& c, const sgraph::Role& r, int op, std::vector<Stmt>& out);
-// True if `value` (a register load, extf, elementwise f32 op, truncf or convert_layout) is fused
-// into the chunk loop of a tt.descriptor_store: every user is fused or stores it, and it is a
-// register load or has a fused operand (docs/emitter.md, "Fused epilogue chains").
-bool fused_into_store(const Ctx& c, int value);
-// After lowering `op`: if its result is fused, records it lazy and replaces `out` by a comment.
-void mark_fused(Ctx& c, int op, std::vector<Stmt>& out);
-// A fused value's code in a store's chunk loop (`ch` = chunk, `w` columns per chunk, `nbox`
-// chunks): `pre` before the loop (declarations, chunk 0's loads), `body` at the top of each
-// chunk (chunk ch + 1's loads, then chunk ch's math), `var` the chunk tile to store.
-struct FusedChunk {
-  std::vector<Stmt> pre, body;
-  std::string var;
-};
-FusedChunk lower_fused_chunk(Ctx& c, const sgraph::Role& r, int value, int w, int nbox);
 
 // --- lower_kernel.cpp --------------------------------------------------------------------------
 std::string lower_kernel(Ctx& c);  // the __global__ function (text)

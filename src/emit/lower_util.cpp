@@ -101,14 +101,11 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
     if (t == c.tiles.end()) c.fail(op, "operand is not a register tile of this role");
     Tile tile = t->second;  // conversion happens where the tile is stored (no register copy)
     tile.elem = c.type(o.results.at(0)).element_type().name;
-    tile.lazy_op = -1;
     if (o.name == "arith.truncf" && elem_bytes(tile.elem) != 2)
       c.fail(op, "truncation to " + tile.elem + " is not implemented");
     c.tiles[o.results.at(0)] = tile;
-    std::vector<Stmt> out = {comment(c.note(op) + ": " + tile.elem + " view of " + tile.var +
-                                     " (converted when stored)")};
-    mark_fused(c, op, out);
-    return out;
+    return {comment(c.note(op) + ": " + tile.elem + " view of " + tile.var +
+                    " (converted when stored)")};
   }
   if (o.name == "tt.descriptor_store") {
     Desc& d = desc_of(c, o);
@@ -156,14 +153,6 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
     if (in_loop) st.stores_in_flight = true;
     std::vector<Stmt> chunk;
     std::string at;  // this box's staging bytes
-    // A fused chain (docs/emitter.md) is computed box by box: its loads one box ahead, before
-    // the box's math and the wait for its staging slot, so they overlap the previous box's
-    // conversion and store.
-    FusedChunk fc;
-    if (tile.lazy_op >= 0)
-      fc = lower_fused_chunk(c, r, o.operands.back(), static_cast<int>(w), static_cast<int>(nbox));
-    blk.insert(blk.end(), fc.pre.begin(), fc.pre.end());
-    chunk = fc.body;
     if (whole) {
       // Warpgroup k stages its rows as cols/w TMA boxes [rows][w] at k * slice bytes.
       if (in_loop) {
@@ -201,8 +190,8 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
     // thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1.
     for (int s = 0; s < tile.rows / 64; ++s)
       chunk.push_back(code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at +
-                           ", " + (fc.var.empty() ? tile.var : fc.var) + ", " + S(s) + ", " +
-                           (fc.var.empty() ? S(w) + " * ch" : "0") + ", " + S(64 * s) + ");"));
+                           ", " + tile.var + ", " + S(s) + ", " + S(w) + " * ch, " + S(64 * s) +
+                           ");"));
     chunk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
     chunk.push_back(code("warpgroup_sync(1 + wg);", "the whole box is written"));
     chunk.push_back(

@@ -104,38 +104,29 @@ __global__ void __launch_bounds__(kThreads, 1)
       acc_fill(acc_4_25, 0.0f);  // op 5 arith.constant
       const int v0_31 = pid_m_13 * c128_i32_8;  // op 23 arith.muli
       const int v1_32 = pid_n_14 * c256_i32_9;  // op 24 arith.muli
-      // op 25 tt.descriptor_load: fused into the store's chunk loop
-      // op 26 ttg.convert_layout: fused into the store's chunk loop
-      // op 27 arith.extf: fused into the store's chunk loop
-      // op 28 arith.subf: fused into the store's chunk loop
-      // op 29 arith.mulf: fused into the store's chunk loop
-      // op 30 arith.maxnumf: fused into the store's chunk loop
-      // op 31 arith.truncf: fused into the store's chunk loop
-      // op 32 ttg.convert_layout: fused into the store's chunk loop
+      PackedTile<64, 256> d_33;  // op 25 tt.descriptor_load: 64 rows per warpgroup, accumulator layout, no shared memory
+      packed_load_global<__half>(d_33, static_cast<const __half*>(d_ptr), b_desc_17, v0_31 + slice * 64, v1_32, M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
+      // op 26 ttg.convert_layout: f16 view of d_33 (converted when stored)
+      // op 27 arith.extf: f32 view of d_33 (widened where used)
+      AccTile<64, 256> d_33_f32;
+      acc_unpack<__half>(d_33_f32, d_33);  // widen to f32
+      AccTile<64, 256> s_36;  // op 28 arith.subf
+      acc_sub(s_36, d_33_f32, acc_4_25);
+      AccTile<64, 256> p_37;  // op 29 arith.mulf
+      acc_mul_packed<__half>(p_37, s_36, d_33);  // second operand widened on the fly
+      AccTile<64, 256> q_38;  // op 30 arith.maxnumf
+      acc_max_packed<__half>(q_38, p_37, d_33);  // second operand widened on the fly
+      // op 31 arith.truncf: f16 view of q_38 (converted when stored)
+      // op 32 ttg.convert_layout: f16 view of q_38 (converted when stored)
       {  // op 33 tt.descriptor_store via staging buffer 0
-        PackedTile<64, 64> d_33_ch[2];  // op 25 tt.descriptor_load: 64-column chunks, loaded one ahead
-        packed_load_global<__half>(d_33_ch[0], static_cast<const __half*>(d_ptr), b_desc_17, v0_31 + slice * 64, v1_32, M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
         uint8_t* const stage = buf0 + slice * 8192u;
         #pragma unroll
         for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
-          if (ch + 1 < 4) {  // next chunk's d_33
-            packed_load_global<__half>(d_33_ch[(ch + 1) % 2], static_cast<const __half*>(d_ptr), b_desc_17, v0_31 + slice * 64, v1_32 + 64 * (ch + 1), M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
-          }
-          AccTile<64, 64> acc_4_25_ch;  // columns 64 * ch ... of acc_4_25
-          acc_extract_cols<64>(acc_4_25_ch, acc_4_25, 64 * ch);
-          AccTile<64, 64> d_33_ch_f32;
-          acc_unpack<__half>(d_33_ch_f32, d_33_ch[ch % 2]);  // widen to f32
-          AccTile<64, 64> s_36_ch;  // op 28 arith.subf
-          acc_sub(s_36_ch, d_33_ch_f32, acc_4_25_ch);
-          AccTile<64, 64> p_37_ch;  // op 29 arith.mulf
-          acc_mul_packed<__half>(p_37_ch, s_36_ch, d_33_ch[ch % 2]);  // second operand widened on the fly
-          AccTile<64, 64> q_38_ch;  // op 30 arith.maxnumf
-          acc_max_packed<__half>(q_38_ch, p_37_ch, d_33_ch[ch % 2]);  // second operand widened on the fly
           if (thread_idx_in_warpgroup() == 0) {  // the store of box ch - 2 (same slot) has read its bytes
             tma_wait_read<1>();
           }
           warpgroup_sync(1 + wg);  // nobody writes the slot before that
-          acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, q_38_ch, 0, 0, 0);
+          acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, q_38, 0, 64 * ch, 0);
           fence_proxy_async();  // generic-proxy writes -> TMA store
           warpgroup_sync(1 + wg);  // the whole box is written
           if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
@@ -150,38 +141,29 @@ __global__ void __launch_bounds__(kThreads, 1)
     } else {
       const int v0_31 = pid_m_13 * c128_i32_8;  // op 23 arith.muli
       const int v1_32 = pid_n_14 * c256_i32_9;  // op 24 arith.muli
-      // op 25 tt.descriptor_load: fused into the store's chunk loop
-      // op 26 ttg.convert_layout: fused into the store's chunk loop
-      // op 27 arith.extf: fused into the store's chunk loop
-      // op 28 arith.subf: fused into the store's chunk loop
-      // op 29 arith.mulf: fused into the store's chunk loop
-      // op 30 arith.maxnumf: fused into the store's chunk loop
-      // op 31 arith.truncf: fused into the store's chunk loop
-      // op 32 ttg.convert_layout: fused into the store's chunk loop
+      PackedTile<64, 256> d_33;  // op 25 tt.descriptor_load: 64 rows per warpgroup, accumulator layout, no shared memory
+      packed_load_global<__half>(d_33, static_cast<const __half*>(d_ptr), b_desc_17, v0_31 + slice * 64, v1_32, M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
+      // op 26 ttg.convert_layout: f16 view of d_33 (converted when stored)
+      // op 27 arith.extf: f32 view of d_33 (widened where used)
+      AccTile<64, 256> d_33_f32;
+      acc_unpack<__half>(d_33_f32, d_33);  // widen to f32
+      AccTile<64, 256> s_36;  // op 28 arith.subf
+      acc_sub(s_36, d_33_f32, acc_4_25);
+      AccTile<64, 256> p_37;  // op 29 arith.mulf
+      acc_mul_packed<__half>(p_37, s_36, d_33);  // second operand widened on the fly
+      AccTile<64, 256> q_38;  // op 30 arith.maxnumf
+      acc_max_packed<__half>(q_38, p_37, d_33);  // second operand widened on the fly
+      // op 31 arith.truncf: f16 view of q_38 (converted when stored)
+      // op 32 ttg.convert_layout: f16 view of q_38 (converted when stored)
       {  // op 33 tt.descriptor_store via staging buffer 0
-        PackedTile<64, 64> d_33_ch[2];  // op 25 tt.descriptor_load: 64-column chunks, loaded one ahead
-        packed_load_global<__half>(d_33_ch[0], static_cast<const __half*>(d_ptr), b_desc_17, v0_31 + slice * 64, v1_32, M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
         uint8_t* const stage = buf0 + slice * 8192u;
         #pragma unroll
         for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
-          if (ch + 1 < 4) {  // next chunk's d_33
-            packed_load_global<__half>(d_33_ch[(ch + 1) % 2], static_cast<const __half*>(d_ptr), b_desc_17, v0_31 + slice * 64, v1_32 + 64 * (ch + 1), M, N);  // global -> registers, out of bounds reads 0 (TMA semantics)
-          }
-          AccTile<64, 64> acc_4_25_ch;  // columns 64 * ch ... of acc_4_25
-          acc_extract_cols<64>(acc_4_25_ch, acc_4_25, 64 * ch);
-          AccTile<64, 64> d_33_ch_f32;
-          acc_unpack<__half>(d_33_ch_f32, d_33_ch[ch % 2]);  // widen to f32
-          AccTile<64, 64> s_36_ch;  // op 28 arith.subf
-          acc_sub(s_36_ch, d_33_ch_f32, acc_4_25_ch);
-          AccTile<64, 64> p_37_ch;  // op 29 arith.mulf
-          acc_mul_packed<__half>(p_37_ch, s_36_ch, d_33_ch[ch % 2]);  // second operand widened on the fly
-          AccTile<64, 64> q_38_ch;  // op 30 arith.maxnumf
-          acc_max_packed<__half>(q_38_ch, p_37_ch, d_33_ch[ch % 2]);  // second operand widened on the fly
           if (thread_idx_in_warpgroup() == 0) {  // the store of box ch - 2 (same slot) has read its bytes
             tma_wait_read<1>();
           }
           warpgroup_sync(1 + wg);  // nobody writes the slot before that
-          acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, q_38_ch, 0, 0, 0);
+          acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, q_38, 0, 64 * ch, 0);
           fence_proxy_async();  // generic-proxy writes -> TMA store
           warpgroup_sync(1 + wg);  // the whole box is written
           if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box

@@ -211,6 +211,18 @@ SCHED2CU_DEVICE uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
   return *reinterpret_cast<uint32_t*>(&h);
 }
 
+// The inverse of pack2: two 16-bit elements (lo = lower column) -> two floats.
+template <class T>
+SCHED2CU_DEVICE float2 unpack2(uint32_t bits);
+template <>
+SCHED2CU_DEVICE float2 unpack2<__half>(uint32_t bits) {
+  return __half22float2(*reinterpret_cast<const __half2*>(&bits));
+}
+template <>
+SCHED2CU_DEVICE float2 unpack2<__nv_bfloat16>(uint32_t bits) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits));
+}
+
 // A 16-bit copy of an accumulator tile: p[s][j] packs elements 2j, 2j+1 (same row, adjacent
 // columns) of slab s.
 template <int M, int N>

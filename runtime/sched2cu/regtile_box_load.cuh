@@ -13,17 +13,6 @@
 
 namespace sched2cu::rt {
 
-template <class T>
-SCHED2CU_DEVICE float2 unpack2(uint32_t bits);
-template <>
-SCHED2CU_DEVICE float2 unpack2<__half>(uint32_t bits) {
-  return __half22float2(*reinterpret_cast<const __half2*>(&bits));
-}
-template <>
-SCHED2CU_DEVICE float2 unpack2<__nv_bfloat16>(uint32_t bits) {
-  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits));
-}
-
 // Reads columns [col0, col0 + BoxCols) of slab s from a TMA box of 16-bit T laid out as
 // [rows][BoxCols * 2 bytes] with `Swizzle` (BoxCols * 2 == Swizzle, or any width when
 // Swizzle == 0), converting to f32; this warpgroup's slab rows come from box rows

@@ -15,19 +15,6 @@ namespace sched2cu::rt {
 
 namespace detail {
 
-// Two 16-bit elements -> two floats (lo = lower column). Private: regtile_box_load.cuh has its
-// own public unpack2, and either header must compile without the other.
-template <class T>
-SCHED2CU_DEVICE float2 widen2(uint32_t bits);
-template <>
-SCHED2CU_DEVICE float2 widen2<__half>(uint32_t bits) {
-  return __half22float2(*reinterpret_cast<const __half2*>(&bits));
-}
-template <>
-SCHED2CU_DEVICE float2 widen2<__nv_bfloat16>(uint32_t bits) {
-  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits));
-}
-
 // Elements (r, c) and (r, c + 1) of the row-major [rows][cols] tensor at `base` (leading
 // dimension `ld` elements), packed lo | hi << 16; each one outside the tensor reads as 0. `vec`:
 // base is 4-byte aligned and ld, c even, so the pair is one aligned 4-byte load.
@@ -83,8 +70,8 @@ SCHED2CU_DEVICE void acc_load_global(AccTile<M, N>& d, const T* base, long long 
   for (int s = 0; s < M / 64; ++s)
 #pragma unroll
     for (int j = 0; j < N / 4; ++j) {
-      const float2 f = detail::widen2<T>(detail::load_pair(base, ld, r0 + 64 * s + 8 * (j % 2),
-                                                           c0 + 8 * (j / 2), rows, cols, vec));
+      const float2 f = unpack2<T>(detail::load_pair(base, ld, r0 + 64 * s + 8 * (j % 2),
+                                                    c0 + 8 * (j / 2), rows, cols, vec));
       d.v[s][2 * j] = f.x;
       d.v[s][2 * j + 1] = f.y;
     }
@@ -97,7 +84,7 @@ SCHED2CU_DEVICE void acc_unpack(AccTile<M, N>& d, const PackedTile<M, N>& p) {
   for (int s = 0; s < M / 64; ++s)
 #pragma unroll
     for (int j = 0; j < N / 4; ++j) {
-      const float2 f = detail::widen2<T>(p.p[s][j]);
+      const float2 f = unpack2<T>(p.p[s][j]);
       d.v[s][2 * j] = f.x;
       d.v[s][2 * j + 1] = f.y;
     }
@@ -112,7 +99,7 @@ SCHED2CU_DEVICE void acc_zip_packed(AccTile<M, N>& d, const AccTile<M, N>& a,
   for (int s = 0; s < M / 64; ++s)
 #pragma unroll
     for (int j = 0; j < N / 4; ++j) {
-      const float2 y = detail::widen2<T>(b.p[s][j]);
+      const float2 y = unpack2<T>(b.p[s][j]);
       d.v[s][2 * j] = f(a.v[s][2 * j], y.x);
       d.v[s][2 * j + 1] = f(a.v[s][2 * j + 1], y.y);
     }

@@ -127,7 +127,14 @@ std::string build_hash(const BuildConfig& cfg, const fs::path& source, bool is_s
   h.add(read_file(source));
   auto cmd = nvcc_command(cfg, source, is_spec);
   cmd.pop_back();  // the source path itself does not change what is built
-  for (auto& a : cmd) h.add(a);
+  // Neither do where the checkout lives nor how nvcc is named (its version is hashed), so that a
+  // clone elsewhere, or another machine with the same toolkit, reuses the cache. Only -lineinfo's
+  // file names inside the module can then point at the other checkout.
+  const std::string root = cfg.root.string();
+  for (size_t i = 1; i < cmd.size(); ++i) {
+    const std::string& a = cmd[i];
+    h.add(!root.empty() && a.rfind(root, 0) == 0 ? "<root>" + a.substr(root.size()) : a);
+  }
   h.add(nvcc_version(cfg.nvcc));
   std::vector<fs::path> headers;
   std::error_code ec;

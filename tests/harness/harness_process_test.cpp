@@ -79,6 +79,34 @@ TEST(Subprocess, TimeoutKillsTheGroup) {
   EXPECT_LT(r.seconds, 10.0);
 }
 
+// The same sources in two checkouts hash alike (a clone in another directory reuses the cache;
+// the absolute -I paths used to make every module a miss there), and content still counts.
+TEST(ModuleCache, HashIgnoresWhereTheCheckoutLives) {
+  fs::path base = fs::path(::testing::TempDir()) / ("mcroot_" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  std::string hashes[2][2];
+  for (int k = 0; k < 2; ++k) {
+    fs::path dir = base / (k ? "second/checkout" : "first");
+    fs::create_directories(dir / "runtime");
+    fs::create_directories(dir / "src" / "harness" / "sched2cu");
+    std::ofstream(dir / "runtime" / "h.cuh") << "#define X 1\n";
+    std::ofstream(dir / "src" / "harness" / "sched2cu" / "api.h") << "// api\n";
+    std::ofstream(dir / "k.cu") << "#include \"h.cuh\"\nextern \"C\" int f() { return X; }\n";
+    BuildConfig cfg;
+    cfg.root = dir;
+    cfg.cache_dir = dir / "cache";
+    hashes[k][0] = build_hash(cfg, dir / "k.cu", false);
+    hashes[k][1] = build_hash(cfg, dir / "k.cu", true);
+    if (k == 1) {
+      std::ofstream(dir / "runtime" / "h.cuh") << "#define X 2\n";
+      EXPECT_NE(build_hash(cfg, dir / "k.cu", false), hashes[k][0]);
+    }
+  }
+  EXPECT_EQ(hashes[0][0], hashes[1][0]);
+  EXPECT_EQ(hashes[0][1], hashes[1][1]);
+  fs::remove_all(base);
+}
+
 TEST(ModuleCache, BuildsOnceAndReportsErrorsOnOneLine) {
   fs::path dir = fs::path(::testing::TempDir()) / ("mc_" + std::to_string(::getpid()));
   fs::remove_all(dir);

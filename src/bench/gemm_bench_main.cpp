@@ -227,7 +227,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
       std::vector<std::function<int()>> launches;
       Result cub;
       if (!no_cublas) {
-        launches.push_back([&] {
+        launches.emplace_back([&] {
           return blas.gemm({a.p, DType::f16}, {b.p, DType::f16, b_nk}, c.p, DType::f16, s.M, s.N,
                            s.K);
         });
@@ -263,7 +263,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
           return rc;
         };
         rs.push_back(measure(k.name, launch));
-        launches.push_back([&k, args]() mutable { return k.mod->launch(args, k.nargs); });
+        launches.emplace_back([&k, args]() mutable { return k.mod->launch(args, k.nargs); });
       }
       std::vector<Result*> timed;
       std::vector<LaunchFn> fns;

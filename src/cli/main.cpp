@@ -1,6 +1,7 @@
 // Entry point of the `sched2cu` binary: builds the CLI from the registered subcommands and turns
-// every user-facing error (sched2cu::Error) into one line on stderr and exit status 1. It never
-// holds pipeline logic.
+// every user-facing error (sched2cu::Error) into one line on stderr and exit status 1; any other
+// exception, even one thrown while building the CLI, is one "internal error" line and status 3.
+// It never holds pipeline logic.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -8,7 +9,9 @@
 #include "command_registry.h"
 #include "sched2cu/common/diag.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_cli(int argc, char** argv) {
   using namespace sched2cu::cli;
   CLI::App app{
       "sched2cu: modulo-schedule Triton TTGIR into warp-specialized CUDA for sm_90a, "
@@ -24,14 +27,23 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  for (auto* sub : app.get_subcommands()) return run.at(sub->get_name())();
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    for (auto* sub : app.get_subcommands()) return run.at(sub->get_name())();
+    return run_cli(argc, argv);
   } catch (const sched2cu::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sched2cu: internal error: %s\n", e.what());
     return 3;
+  } catch (...) {
+    std::fprintf(stderr, "sched2cu: internal error: unknown exception\n");
+    return 3;
   }
-  return 2;
 }

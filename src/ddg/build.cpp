@@ -201,7 +201,7 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
         bool shared = false;
         for (size_t k = 0; k < g.nodes.size(); ++k)
           shared |= from_load[k] && from_super[k] && static_cast<int>(k) != ld;
-        if (shared) order_edges.push_back({sn.id, ld});
+        if (shared) order_edges.emplace_back(sn.id, ld);
       }
     }
     for (auto [s, d] : order_edges) g.add_edge(s, d, g.nodes[static_cast<size_t>(s)].latency, 0);

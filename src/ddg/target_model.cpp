@@ -119,7 +119,12 @@ TargetModel TargetModel::from_json_text(const std::string& text, const std::stri
         fail(file, where + ": " + e.what());
       }
       std::string stream_key = c.value("stream", std::string(pipe_name(oc.pipe)));
-      if (!streams.contains(stream_key)) fail(file, where + ": no stream for '" + stream_key + "'");
+      if (!streams.contains(stream_key)) {
+        std::string msg = where + ": no stream for '";
+        msg += stream_key;
+        msg += "'";
+        fail(file, msg);
+      }
       oc.stream = streams.at(stream_key).get<std::string>();
       oc.ops = c.at("ops").get<std::vector<std::string>>();
       std::string operand = c.value("operand", "any");

@@ -248,7 +248,15 @@ void KernelLowering::lower_mma(const Role& r, int li, const Node& n, BodyState& 
       buf_name(ba->id) + " + Ring<" + S(ba->depth) + ">::slot(" + it + ") * " + S(ba->bytes) + "u";
   std::string slot_b =
       buf_name(bb->id) + " + Ring<" + S(bb->depth) + ">::slot(" + it + ") * " + S(bb->bytes) + "u";
-  // A is K-major ([M][K], K contiguous); B [K][N] with N contiguous is MN-major.
+  // A is K-major ([M][K], K contiguous); B [K][N] with N contiguous is MN-major. Slabs differ
+  // only in the A row offset, so the rest of the A descriptor text is built once.
+  const std::string desc_a_head = "wgmma_desc_k<" + S(swa) + ", " + S(M) + ">(" + slot_a + " + ";
+  const std::string desc_a_tail = " * " + S(swa) + ", ks)";
+  // A zero-initialized accumulator read straight from its iter_arg starts fresh on the first
+  // k-step of the loop's first iteration (in this outer iteration, when nested).
+  const std::string scale = ti->second.zero_init_value == cval
+                                ? "(" + it + " > " + it + "_start || ks > 0) ? 1 : 0"
+                                : "1";
   for (int s = 0; s < ti->second.rows / 64; ++s) {
     Stmt g;
     g.kind = Stmt::Kind::MmaGroup;
@@ -258,18 +266,16 @@ void KernelLowering::lower_mma(const Role& r, int li, const Node& n, BodyState& 
     g.tb = cuda_elem(c_, eb, n.op);
     g.major_a = "Major::K";
     g.major_b = "Major::MN";
-    std::string row0 =
-        r.split_parts > 1 ? "(slice * " + S(ti->second.rows) + " + " + S(64 * s) + ")" : S(64 * s);
-    g.desc_a = "wgmma_desc_k<" + S(swa) + ", " + S(M) + ">(" + slot_a + " + " + row0 + " * " +
-               S(swa) + ", ks)";
+    const long long row = 64LL * s;
+    const std::string row0 =
+        r.split_parts > 1 ? "(slice * " + S(ti->second.rows) + " + " + S(row) + ")" : S(row);
+    g.desc_a = desc_a_head;
+    g.desc_a += row0;
+    g.desc_a += desc_a_tail;
     g.desc_b = "wgmma_desc_mn<" + S(swb) + ", " + S(K) + ">(" + slot_b + ", ks)";
     g.acc = acc_var + ".v[" + S(s) + "]";
     g.ksteps = static_cast<int>(K / kstep_elems);
-    // A zero-initialized accumulator read straight from its iter_arg starts fresh on the first
-    // k-step of the loop's first iteration (in this outer iteration, when nested).
-    g.scale = ti->second.zero_init_value == cval
-                  ? "(" + it + " > " + it + "_start || ks > 0) ? 1 : 0"
-                  : "1";
+    g.scale = scale;
     body.push_back(g);
   }
 }

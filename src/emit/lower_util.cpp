@@ -132,9 +132,11 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
     const bool sub = b->shape == std::vector<int>{tile.rows * parts, static_cast<int>(w)} &&
                      b->depth >= 2 && tile.cols % w == 0;
     if (!whole && !sub)
-      c.fail(op, "staging buffer " + S(b->id) + " must hold the stored [" + S(tile.rows * parts) +
-                     ", " + S(tile.cols) + "] tile once (depth 1) or be a ring of [" +
-                     S(tile.rows * parts) + ", " + S(w) + "] subtiles (depth >= 2)");
+      c.fail(op, "staging buffer " + S(b->id) + " must hold the stored [" +
+                     S(static_cast<long long>(tile.rows) * parts) + ", " + S(tile.cols) +
+                     "] tile once (depth 1) or be a ring of [" +
+                     S(static_cast<long long>(tile.rows) * parts) + ", " + S(w) +
+                     "] subtiles (depth >= 2)");
     fix_box(c, d, {tile.rows, w}, op);
     const long long box_bytes = static_cast<long long>(tile.rows) * w * d.elem_bytes;
     const long long nbox = tile.cols / w;
@@ -188,10 +190,13 @@ std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, Epilo
     }
     // Box by box: convert box ch into its staging bytes, fence, sync the warpgroup, and let one
     // thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1.
-    for (int s = 0; s < tile.rows / 64; ++s)
-      chunk.push_back(code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at +
-                           ", " + tile.var + ", " + S(s) + ", " + S(w) + " * ch, " + S(64 * s) +
-                           ");"));
+    const std::string box_call =
+        "acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at + ", " + tile.var;
+    for (int s = 0; s < tile.rows / 64; ++s) {
+      std::string call = box_call;
+      call += ", " + S(s) + ", " + S(w) + " * ch, " + S(64LL * s) + ");";
+      chunk.push_back(code(call));
+    }
     chunk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
     chunk.push_back(code("warpgroup_sync(1 + wg);", "the whole box is written"));
     chunk.push_back(

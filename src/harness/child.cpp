@@ -20,7 +20,7 @@ Measurement run_measure_child(std::vector<std::string> argv, double timeout_s) {
   int fd = mkstemps(path.data(), 5);
   if (fd < 0) throw Error("cannot create a temporary result file in " + dir);
   close(fd);
-  argv.push_back("--out");
+  argv.emplace_back("--out");
   argv.push_back(path);
   ProcOptions o;
   o.timeout_s = timeout_s;

@@ -87,7 +87,10 @@ std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& mea
           f << *old;
           if (!f) throw Error("cannot write " + old_path.string());
         }
-        row.left_m = measure(c, old_path, "compare", name + " (" + label + ")");
+        std::string who = name + " (";
+        who += label;
+        who += ")";
+        row.left_m = measure(c, old_path, "compare", who);
         row.right_m = measure(c, gen, "compare", name + " (branch)");
         row.left = compare_cell(*row.left_m);
         row.right = compare_cell(*row.right_m);

@@ -279,9 +279,16 @@ json run_measurement(const MeasureRequest& req) {
       };
       auto run_once = [&](const std::function<int()>& fn, const std::string& who) {
         int rc = fn();
-        if (rc != 0)
-          throw Error(who + " launch at " + label + " returned " + b::cuda_error_name(rc));
-        b::check_cuda(cudaDeviceSynchronize(), who + " at " + label);
+        if (rc != 0) {
+          std::string msg = who + " launch at ";
+          msg += label;
+          msg += " returned ";
+          msg += b::cuda_error_name(rc);
+          throw Error(msg);
+        }
+        std::string at = who + " at ";
+        at += label;
+        b::check_cuda(cudaDeviceSynchronize(), at);
       };
       json outputs = json::array();
       bool ok = true, hw_ok = true, vendor_ok = true;

@@ -111,12 +111,12 @@ std::vector<std::string> nvcc_command(const BuildConfig& cfg, const fs::path& so
                                   "-I",
                                   (cfg.root / "runtime").string()};
   if (is_spec) {
-    cmd.push_back("-I");
+    cmd.emplace_back("-I");
     cmd.push_back((cfg.root / "src" / "harness").string());
   }
   cmd.insert(cmd.end(), cfg.extra_flags.begin(), cfg.extra_flags.end());
-  cmd.push_back("-x");
-  cmd.push_back("cu");
+  cmd.emplace_back("-x");
+  cmd.emplace_back("cu");
   cmd.push_back(source.string());
   return cmd;
 }
@@ -184,7 +184,7 @@ BuildResult build_module(const BuildConfig& cfg, const fs::path& source, bool is
   }
   std::string tmp = base + ".tmp" + std::to_string(getpid()) + ".so";
   auto cmd = nvcc_command(cfg, source, is_spec);
-  cmd.push_back("-o");
+  cmd.emplace_back("-o");
   cmd.push_back(tmp);
   ProcOptions o;
   o.timeout_s = cfg.timeout_s;

@@ -132,9 +132,9 @@ std::string compare_cell(const Measurement& m) {
     else if (s.gen)
       parts.push_back(format_throughput(s.gen->throughput, s.unit));
     else
-      parts.push_back("?");  // no timing (correctness-only result): shown, never hidden
+      parts.emplace_back("?");  // no timing (correctness-only result): shown, never hidden
   }
-  if (fail) parts.push_back("FAIL");
+  if (fail) parts.emplace_back("FAIL");
   return join(parts);
 }
 
@@ -146,17 +146,15 @@ std::string improvement_cell(const Measurement& left, const Measurement& right) 
     for (const ShapeResult& l : left.shapes) {
       if (l.shape == r.shape) b = &l;
     }
-    if (!b) {
-      parts.push_back("-");
-    } else if (!(r.ok && b->ok)) {
-      parts.push_back("FAIL");
-    } else if (!b->gen || !r.gen) {
-      parts.push_back("-");
+    if (b && !(r.ok && b->ok)) {
+      parts.emplace_back("FAIL");
+    } else if (!b || !b->gen || !r.gen) {
+      parts.emplace_back("-");
     } else {
       double pct = (r.gen->throughput / b->gen->throughput - 1.0) * 100.0;
       char buf[32];
       std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
-      parts.push_back(buf);
+      parts.emplace_back(buf);
     }
   }
   return join(parts);
@@ -183,7 +181,7 @@ std::string bench_cell(const Measurement& m, const std::string& kind) {
     const auto& t = kind == "gen" ? s.gen : kind == "hw" ? s.hw : s.vendor;
     bool ok = kind == "gen" ? s.ok : kind == "hw" ? s.hw_ok : s.vendor_ok;
     if (!t) {
-      parts.push_back("-");
+      parts.emplace_back("-");
       continue;
     }
     any = true;
@@ -207,7 +205,7 @@ std::string bench_ratio_cell(const Measurement& m, const std::string& num_kind,
       parts.push_back(fixed(n->throughput / d->throughput, 2) + "x");
       any = true;
     } else {
-      parts.push_back("-");
+      parts.emplace_back("-");
     }
   }
   return any ? join(parts) : "-";

@@ -119,11 +119,11 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
                                    "--rep-ms",    std::to_string(opt_.rep_ms),
                                    "--label",     label};
   if (!g.so_path.empty()) {
-    argv.push_back("--gen");
+    argv.emplace_back("--gen");
     argv.push_back(g.so_path);
   }
   if (!hw.so_path.empty()) {
-    argv.push_back("--hw");
+    argv.emplace_back("--hw");
     argv.push_back(hw.so_path);
   }
   std::fprintf(stderr, "  %s: measuring (%s)\n", label.c_str(), mode.c_str());

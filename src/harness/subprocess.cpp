@@ -46,6 +46,7 @@ ProcResult run_process(const std::vector<std::string>& argv, const ProcOptions& 
     return r;
   }
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   auto t0 = Clock::now();

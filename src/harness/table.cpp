@@ -34,8 +34,11 @@ std::string line(const std::vector<std::string>& cells, const std::vector<size_t
   for (size_t i = 0; i < w.size(); ++i) {
     std::string c = i < cells.size() ? cells[i] : "";
     c += std::string(w[i] - display_width(c), ' ');
-    if (use_bold && bold && i < bold->size() && (*bold)[i]) c = "\033[1m" + c + "\033[0m";
-    s += (i ? " │ " : "") + c;
+    const bool b = use_bold && bold && i < bold->size() && (*bold)[i];
+    if (i) s += " │ ";
+    if (b) s += "\033[1m";
+    s += c;
+    if (b) s += "\033[0m";
   }
   return s + " │\n";
 }

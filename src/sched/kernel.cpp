@@ -214,7 +214,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     const int64_t eb = elem_bytes(b);
     const int64_t box = staging_box_cols(std::vector<int64_t>(b.shape.begin(), b.shape.end()), eb);
     sub_ok = sub_ok && box > 0;
-    if (sub_ok) sub_bytes += 2 * b.shape[0] * box * eb;
+    if (sub_ok) sub_bytes += int64_t{2} * b.shape[0] * box * eb;
   }
   if (staging > room && sub_ok && sub_bytes <= room) {
     // The whole tile does not fit beside the rings but a 2-deep ring of TMA-box-wide column

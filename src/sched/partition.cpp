@@ -17,7 +17,7 @@ Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budg
   RolePlan prod{"producer", "producer", 0, 1, b.producer_regs, 0, -1, 1};
   RolePlan cons{"consumer", "consumer", 1, consumers, 0, 0, -1, 1};
   if (consumers > 1 && in.tile_rows > 0) {
-    if (in.tile_rows % (64 * consumers) == 0) {
+    if (in.tile_rows % (int64_t{64} * consumers) == 0) {
       cons.split_dim = 0;
       cons.split_parts = consumers;
     } else {

@@ -16,9 +16,7 @@ Function Parser::function() {
   size_t off = p_;
   if (eat_word("public"))
     f.is_public = true;
-  else if (eat_word("private"))
-    f.is_public = false;
-  else if (eat_word("nested"))
+  else if (eat_word("private") || eat_word("nested"))
     f.is_public = false;
   expect('@', "before the function name");
   f.name = peek_raw() == '"' ? string_lit() : suffix_id();

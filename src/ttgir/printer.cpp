@@ -86,7 +86,9 @@ std::string Type::str() const {
 
 std::string attr_str(const Attribute& a) {
   using K = Attribute::Kind;
-  auto typed = [&](std::string s) { return a.type.empty() ? s : s + " : " + a.type[0].str(); };
+  auto typed = [&](const std::string& s) {
+    return a.type.empty() ? s : s + " : " + a.type[0].str();
+  };
   auto list = [&](const std::vector<Attribute>& v) {
     std::string s;
     for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + attr_str(v[i]);

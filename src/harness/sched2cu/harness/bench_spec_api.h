@@ -172,7 +172,10 @@ class BenchSpec {
 
 }  // namespace sched2cu::spec
 
-// Defines the two entry points the harness looks up in the spec's shared object.
+// Defines the two entry points the harness looks up in the spec's shared object. The replacement
+// is two function definitions, not an expression, so it cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define SCHED2CU_BENCH_SPEC(SpecClass)                                                 \
   extern "C" int sched2cu_spec_api_version(void) { return SCHED2CU_SPEC_API_VERSION; } \
   extern "C" sched2cu::spec::BenchSpec* sched2cu_spec_create(void) { return new SpecClass(); }
+// NOLINTEND(bugprone-macro-parentheses)

@@ -58,25 +58,6 @@ SCHED2CU_DEVICE void packed_load_global(PackedTile<M, N>& d, const T* base, long
           detail::load_pair(base, ld, r0 + 64 * s + 8 * (j % 2), c0 + 8 * (j / 2), rows, cols, vec);
 }
 
-// Same, widened to f32 in an AccTile (twice the registers of packed_load_global).
-template <class T, int M, int N>
-SCHED2CU_DEVICE void acc_load_global(AccTile<M, N>& d, const T* base, long long ld, int row0,
-                                     int col0, int rows, int cols) {
-  const int t = static_cast<int>(threadIdx.x % 128);
-  const int r0 = row0 + 16 * (t / 32) + (t % 32) / 4;
-  const int c0 = col0 + 2 * (t % 4);
-  const bool vec = detail::pairs_aligned(base, ld, col0);
-#pragma unroll
-  for (int s = 0; s < M / 64; ++s)
-#pragma unroll
-    for (int j = 0; j < N / 4; ++j) {
-      const float2 f = unpack2<T>(detail::load_pair(base, ld, r0 + 64 * s + 8 * (j % 2),
-                                                    c0 + 8 * (j / 2), rows, cols, vec));
-      d.v[s][2 * j] = f.x;
-      d.v[s][2 * j + 1] = f.y;
-    }
-}
-
 // d = f32(p): widens a packed tile.
 template <class T, int M, int N>
 SCHED2CU_DEVICE void acc_unpack(AccTile<M, N>& d, const PackedTile<M, N>& p) {
@@ -88,6 +69,15 @@ SCHED2CU_DEVICE void acc_unpack(AccTile<M, N>& d, const PackedTile<M, N>& p) {
       d.v[s][2 * j] = f.x;
       d.v[s][2 * j + 1] = f.y;
     }
+}
+
+// Same, widened to f32 in an AccTile (twice the registers of packed_load_global).
+template <class T, int M, int N>
+SCHED2CU_DEVICE void acc_load_global(AccTile<M, N>& d, const T* base, long long ld, int row0,
+                                     int col0, int rows, int cols) {
+  PackedTile<M, N> p;
+  packed_load_global(p, base, ld, row0, col0, rows, cols);
+  acc_unpack<T>(d, p);
 }
 
 // d = f(a, f32(b)) elementwise, b a packed 16-bit tile of element type T (widened pair by pair,

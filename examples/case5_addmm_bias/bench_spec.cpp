@@ -4,28 +4,20 @@
 // seed, bias too. Reference: f32 cuBLAS A·B plus the bias added in f32. Vendor baseline:
 // cuBLASLt with the bias as an out-of-place C (D = A·B + 1·bias, f16 in/out, f32 compute), the
 // fused epilogue a library user would call. Metric 2MNK TFLOPS (the bias add is not counted).
-#include "sched2cu/harness/bench_spec_api.h"
+#include "sched2cu/harness/gemm_bench_spec.h"
 
 namespace {
 
 using namespace sched2cu::spec;
 
-struct Mnk {
-  long long m, n, k;
-};
+constexpr RowMajorF16Gemm::Mnk kShapes[] = {{256, 256, 128},    {1024, 1024, 1024},
+                                            {2048, 2048, 2048}, {4096, 4096, 4096},
+                                            {8192, 8192, 8192}, {1024, 1024, 16384}};
 
-constexpr Mnk kShapes[] = {{256, 256, 128},    {1024, 1024, 1024}, {2048, 2048, 2048},
-                           {4096, 4096, 4096}, {8192, 8192, 8192}, {1024, 1024, 16384}};
-constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
-
-class AddmmBias final : public BenchSpec {
+// The GEMM spec's shapes, tolerance and metric; a bias input, its reference and launch args.
+class AddmmBias final : public RowMajorF16Gemm {
  public:
-  double tolerance() const override { return 5e-3; }
-  int num_shapes() const override { return kNumShapes; }
-  Shape shape(int i) const override { return shape_of(kShapes[i].m, kShapes[i].n, kShapes[i].k); }
-  Metric metric(const Shape& s) const override {
-    return {2.0 * double(s.d[0]) * double(s.d[1]) * double(s.d[2]), 1e12, "TFLOPS"};
-  }
+  AddmmBias() : RowMajorF16Gemm(kShapes, sizeof(kShapes) / sizeof(kShapes[0]), 5e-3) {}
   void declare(const Shape& s, Layout& l) const override {
     const long long M = s.d[0], N = s.d[1], K = s.d[2];
     l.input("a", DType::f16, M * K);

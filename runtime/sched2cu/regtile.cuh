@@ -53,7 +53,8 @@ SCHED2CU_DEVICE void acc_fill(AccTile<M, N>& d, float x) {
 
 // d = 0 where `cond` holds, else unchanged. A select, not a branch: a fill inside a branch
 // redefines the accumulator registers on one path only, which made ptxas spill a 64x256 wgmma
-// accumulator (seen with nvcc 13.0); the emitter uses this for a zero-trip loop's accumulator.
+// accumulator (seen with nvcc 13.0). It costs one select per element, so the emitter instead
+// duplicates the code after a zero-trip loop (docs/emitter.md).
 template <int M, int N>
 SCHED2CU_DEVICE void acc_zero_if(AccTile<M, N>& d, bool cond) {
 #pragma unroll

@@ -92,6 +92,12 @@ SCHED2CU_DEVICE float fast_log2(float x) {
   asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+// x / y as div.full.f32 (about 2 ulp, no slow path): what Triton emits for arith.divf of f32.
+SCHED2CU_DEVICE float fast_div(float x, float y) {
+  float z;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(z) : "f"(x), "f"(y));
+  return z;
+}
 SCHED2CU_DEVICE float fast_rcp(float x) {
   float y;
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));

@@ -8,6 +8,7 @@
 #include "sched2cu/regtile.cuh"
 #include "sched2cu/regtile_box_load.cuh"
 #include "sched2cu/regtile_global.cuh"
+#include "sched2cu/regtile_map.cuh"
 #include "sched2cu/tma.cuh"
 #include "sched2cu/warpgroup.cuh"
 #include "sched2cu/wgmma.cuh"

@@ -26,6 +26,15 @@ SCHED2CU_DEVICE void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* ba
       : "memory");
 }
 
+// 1D tiled load of one box at element coordinate c0.
+SCHED2CU_DEVICE void tma_load_1d(void* dst, const CUtensorMap* map, uint64_t* bar, int32_t c0) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3}], [%2];" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0)
+      : "memory");
+}
+
 SCHED2CU_DEVICE void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar, int32_t c0,
                                  int32_t c1, int32_t c2) {
   asm volatile(
@@ -53,6 +62,13 @@ SCHED2CU_DEVICE void tma_store_2d(const CUtensorMap* map, const void* src, int32
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
                    reinterpret_cast<uint64_t>(map)),
                "r"(smem_u32(src)), "r"(c0), "r"(c1)
+               : "memory");
+}
+
+SCHED2CU_DEVICE void tma_store_1d(const CUtensorMap* map, const void* src, int32_t c0) {
+  asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%0, {%2}], [%1];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(smem_u32(src)), "r"(c0)
                : "memory");
 }
 

@@ -12,22 +12,8 @@ namespace {
 struct Args {
   std::string in, out;
   bool report = false;
-  std::string grid;
   sched2cu::sched::KernelOptions o;
 };
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> v;
-  if (s.empty()) return v;
-  size_t start = 0;
-  for (;;) {
-    size_t c = s.find(',', start);
-    v.push_back(s.substr(start, c == std::string::npos ? std::string::npos : c - start));
-    if (c == std::string::npos) break;
-    start = c + 1;
-  }
-  return v;
-}
 
 sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
   auto a = std::make_shared<Args>();
@@ -52,13 +38,14 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("!--no-tail-depth", so.tail_depth,
                 "size rings on mean latency only (no tail-latency slack)");
-  sub->add_option("--grid", a->grid, "launch grid X,Y,Z (overrides the derived one)");
+  sub->add_option("--grid", a->o.grid,
+                  "launch grid X,Y,Z, each an expression of kernel parameters such as "
+                  "'cdiv(N_CTX, 128),Z * H,1' (overrides the derived one)");
   sub->add_option("--raster-group", a->o.raster_group,
                   "CTA rasterization group of a 2D grid (0 = launch the grid as is)")
       ->capture_default_str();
   sub->add_flag("--report", a->report, "print II, MII, optimality, stages, depths, partition");
   return std::function<int()>([a]() {
-    a->o.grid = split_commas(a->grid);
     std::string rep = sched2cu::sched::schedule_file(a->in, a->out, a->o);
     if (a->report) std::fputs(rep.c_str(), stdout);
     return 0;

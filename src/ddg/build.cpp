@@ -2,6 +2,8 @@
 #include "sched2cu/ddg/build.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <set>
 
 #include "sched2cu/common/diag.h"
@@ -74,9 +76,38 @@ bool is_register_load(const ttgir::Module& m, const Function& f, const Op& op) {
   return true;
 }
 
+bool is_free_register_view(const ttgir::Module& m, const Function& f, const Op& op) {
+  if (op.name != "ttg.convert_layout" || op.operands.size() != 1 || op.results.size() != 1)
+    return false;
+  const Type& from = f.value(op.operands[0]).type;
+  const Type& to = f.value(op.results[0]).type;
+  if (m.encoding_kind(from) != "ttg.nvidia_mma" || m.encoding_kind(to) != "ttg.dot_op" ||
+      from.element_bits() != 16)
+    return false;
+  const auto* idx = m.encoding_param(to, "opIdx");
+  const auto* kw = m.encoding_param(to, "kWidth");
+  const auto* parent = m.encoding_param(to, "parent");
+  const ttgir::Attribute* enc = m.encoding_of(from);
+  return idx && idx->as_int() == 0 && kw && kw->as_int() == 2 && parent && enc &&
+         m.resolve(*parent).str() == enc->str();
+}
+
+bool is_store_view(const Function& f, const Op& op) {
+  if ((op.name != "arith.truncf" && op.name != "ttg.convert_layout") || op.results.size() != 1 ||
+      f.value(op.results[0]).type.kind != Type::Kind::Tensor)
+    return false;
+  const auto& users = f.value(op.results[0]).users;
+  if (users.empty()) return false;
+  for (OpId u : users) {
+    const Op& uo = f.op(u);
+    if (uo.name != "tt.descriptor_store" && !is_store_view(f, uo)) return false;
+  }
+  return true;
+}
+
 BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, const TargetModel& t,
                      int consumer_wgs, const std::map<OpId, int64_t>& inner_latency,
-                     const std::map<OpId, int>& inner_index) {
+                     const std::map<OpId, int>& inner_index, int tc_turns) {
   BuiltLoop out;
   out.loop = f.for_loop(for_op);
   const auto& L = out.loop;
@@ -96,6 +127,8 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       n.latency = n.latency_tail = it->second;
       n.child_loop = inner_index.count(id) ? inner_index.at(id) : -1;
       n.stream = "none";
+    } else if (is_free_register_view(m, f, op) || is_store_view(f, op)) {
+      n.op_class = "view";  // pipe NONE, no cost: no data moves (A fragment, or the store's)
     } else {
       bool tensor = false;
       for (ValueId r : op.results) tensor |= is_tensorish(f.value(r).type);
@@ -118,6 +151,17 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       n.issue = k.issue;
       n.occupancy = k.occupancy;
       n.min_warps = c->min_warps;
+      if (n.pipe == Pipe::TC) {
+        n.tc_hold = n.occupancy;
+        if (tc_turns > 1) {
+          // One warpgroup's share runs alone: its result is ready after its own share of the
+          // tensor-core time plus the pipeline drain.
+          n.tc_hold = std::max<int64_t>(1, n.occupancy / tc_turns);
+          n.tc_turns = tc_turns;
+          n.latency -= n.occupancy - n.tc_hold;
+          n.latency_tail -= n.occupancy - n.tc_hold;
+        }
+      }
     }
     node_of[id] = g.add_node(std::move(n));
   }
@@ -163,9 +207,122 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       // An MMA chained into the next MMA's accumulator only waits for the tensor core to take
       // it (occupancy), not for its result: wgmma accumulates in place, in issue order.
       if (distance > 0 && g.nodes[src].pipe == Pipe::TC && g.nodes[dst].pipe == Pipe::TC)
-        lat = g.nodes[src].occupancy;
+        lat = g.nodes[src].tc_hold;
       g.add_edge(src, dst, lat, distance);
     }
+  }
+  // An MMA reads its register A operand asynchronously until it completes: the next iteration
+  // may define those registers again only afterwards (else the value needs a second copy of its
+  // registers). A register anti-dependence with the MMA's latency, through free views.
+  for (OpId id : L.body) {
+    const Op& op = f.op(id);
+    if (id == L.yield_op || op.name != "ttng.warp_group_dot") continue;
+    ValueId a = op.operands.at(0);
+    if (f.value(a).type.kind != Type::Kind::Tensor) continue;
+    const Op* d = f.def_op(a);
+    while (d != nullptr && is_free_register_view(m, f, *d)) d = f.def_op(d->operands.at(0));
+    if (d == nullptr) continue;
+    int p = top(d->id), mm = node_of[id];
+    if (p >= 0 && p != mm) g.add_edge(mm, p, g.nodes[mm].latency, 1);
+  }
+  // One set of registers per register tensor: the next iteration may define a large tile again
+  // only once every reader of the previous one has issued (else the tile would need a second
+  // copy of its registers; an accumulator's is 64-128 per thread). Readers are followed through
+  // views. Small values (row vectors, scalars) are left to carried copies.
+  {
+    auto succ = g.succ_edges();
+    const int64_t threads = 128LL * std::max(1, consumer_wgs);
+    for (const auto& p : g.nodes) {
+      if (p.op_class == "view" || (p.pipe == Pipe::NONE && !p.super_node)) continue;
+      const Op& po = f.op(p.op);
+      int64_t words = 0;
+      for (ValueId r : po.results) words += reg_words(f.value(r).type);
+      if (words / threads < 16) continue;
+      std::vector<int> work{p.id};
+      std::set<int> seen{p.id};
+      while (!work.empty()) {
+        int x = work.back();
+        work.pop_back();
+        for (int ei : succ[static_cast<size_t>(x)]) {
+          const Edge& e = g.edges[static_cast<size_t>(ei)];
+          if (e.distance != 0 || !seen.insert(e.dst).second) continue;
+          if (g.nodes[static_cast<size_t>(e.dst)].op_class == "view")
+            work.push_back(e.dst);
+          else  // after the reader has issued (read its registers): at least one cycle later
+            for (const auto& q : g.nodes)
+              // The tile's own producer, and every inner loop: an inner loop keeps the role's
+              // accumulator in registers for its whole run, so no other large tile of the
+              // previous iteration may still be live when the next one starts.
+              if (q.id == p.id || q.super_node)
+                g.add_edge(e.dst, q.id,
+                           std::max<int64_t>(1, g.nodes[static_cast<size_t>(e.dst)].issue), 1);
+        }
+      }
+    }
+  }
+  // Turn order under ping-pong (FlashAttention-3's intra-warpgroup pipelining): an MMA `b` fed by
+  // register math that depends on an MMA `a` of the same iteration is issued behind the next
+  // iteration's `a`, so that the register math of iteration i+1 (waiting for a's result) overlaps
+  // b of iteration i on the tensor core instead of waiting for it: cycle[b] >= cycle[a] + II +
+  // hold(a), an edge of distance -1. Skipped when b reaches a (it would close a circuit).
+  if (tc_turns > 1) {
+    auto succ = g.succ_edges();
+    const size_t n = g.nodes.size();
+    auto reach = [&](int from, bool through_math) {
+      std::vector<int> st(n, 0);  // 1 reached, 2 reached through register math
+      std::vector<int> work{from};
+      st[static_cast<size_t>(from)] = 1;
+      while (!work.empty()) {
+        int x = work.back();
+        work.pop_back();
+        for (int ei : succ[static_cast<size_t>(x)]) {
+          const Edge& e = g.edges[static_cast<size_t>(ei)];
+          if (through_math && e.distance != 0) continue;
+          const Node& d = g.nodes[static_cast<size_t>(e.dst)];
+          const int v =
+              st[static_cast<size_t>(x)] == 2 || d.pipe == Pipe::CUDA || d.pipe == Pipe::SFU ? 2
+                                                                                             : 1;
+          if (v > st[static_cast<size_t>(e.dst)]) {
+            st[static_cast<size_t>(e.dst)] = v;
+            if (!(through_math && d.pipe == Pipe::TC)) work.push_back(e.dst);
+          }
+        }
+      }
+      return st;
+    };
+    // Fewest iterations from `from` to `to` over the edges (Dijkstra on distances >= 0): the
+    // edge a -> b (distance -1) closes a circuit of distance (that - 1), infeasible below 1.
+    auto min_distance = [&](int from, int to) {
+      std::vector<int64_t> d(n, INT64_MAX);
+      std::set<std::pair<int64_t, int>> q{{0, from}};
+      d[static_cast<size_t>(from)] = 0;
+      while (!q.empty()) {
+        auto [dx, x] = *q.begin();
+        q.erase(q.begin());
+        if (x == to) return dx;
+        for (int ei : succ[static_cast<size_t>(x)]) {
+          const Edge& e = g.edges[static_cast<size_t>(ei)];
+          if (e.distance < 0) continue;
+          const int64_t nd = dx + e.distance;
+          if (nd < d[static_cast<size_t>(e.dst)]) {
+            q.erase({d[static_cast<size_t>(e.dst)], e.dst});
+            d[static_cast<size_t>(e.dst)] = nd;
+            q.insert({nd, e.dst});
+          }
+        }
+      }
+      return INT64_MAX;
+    };
+    std::vector<std::pair<int, int>> turns;
+    for (const auto& a : g.nodes) {
+      if (a.pipe != Pipe::TC) continue;
+      auto from_a = reach(a.id, true);
+      for (const auto& b : g.nodes)
+        if (b.pipe == Pipe::TC && b.id != a.id && from_a[static_cast<size_t>(b.id)] == 2 &&
+            min_distance(b.id, a.id) > 1)
+          turns.emplace_back(a.id, b.id);
+    }
+    for (auto [a, b] : turns) g.add_edge(a, b, g.nodes[static_cast<size_t>(a)].tc_hold, -1);
   }
   // A register load is issued once the super-node (inner loop) that its consumers also wait
   // for has completed: issued earlier, its registers would be live across the whole inner loop

@@ -8,6 +8,7 @@
 
 #include "sched2cu/common/diag.h"
 #include "sched2cu/ddg/build.h"
+#include "sched2cu/sched/grid.h"
 #include "sched2cu/sched/validate.h"
 
 namespace sched2cu::sched {
@@ -41,85 +42,35 @@ OpId enclosing_for(const Function& f, OpId id) {
   return ttgir::kNoId;
 }
 
-// The grid extent of one program-id axis, from how the id is used: a persistent loop over
-// tiles (tt.get_num_programs on the axis) runs num_sms programs; a loop from pid with a constant
-// step C (`range(pid, n, NUM_SMS)`) runs C programs, exactly the ones that cover every
-// iteration once; `pid * C` indexing dimension d of a tensor descriptor whose shape there is a
-// kernel parameter P needs cdiv(P, C) programs.
-std::string derive_axis(const Function& f, int axis, std::vector<std::string>& notes) {
-  bool used = false;
-  for (const auto& op : f.ops) {
-    const auto* a = op.attr("axis");
-    int ax = 0;
-    if (a && a->kind == ttgir::Attribute::Kind::Keyword && !a->text.empty())
-      ax = a->text[0] - 'x';
-    else if (a)
-      ax = static_cast<int>(a->ival);
-    if (op.name == "tt.get_num_programs" && ax == axis) return "num_sms";
-    if (op.name != "tt.get_program_id" || ax != axis) continue;
-    used = true;
-    ValueId pid = op.results.at(0);
-    for (OpId u : f.users(pid)) {
-      if (f.op(u).name == "scf.for") {
-        const ttgir::ForLoop L = f.for_loop(u);
-        auto c = const_int(f, L.step);
-        if (L.lb == pid && c && *c > 0) return std::to_string(*c);
-      }
-    }
-    for (OpId u : f.users(pid)) {
-      const Op& mul = f.op(u);
-      if (mul.name != "arith.muli") continue;
-      ValueId other = mul.operands[0] == pid ? mul.operands[1] : mul.operands[0];
-      auto c = const_int(f, other);
-      if (!c || *c <= 0) continue;
-      // Follow the product through additions to a descriptor index.
-      std::vector<ValueId> work{mul.results.at(0)};
-      std::set<ValueId> seen;
-      while (!work.empty()) {
-        ValueId v = work.back();
-        work.pop_back();
-        if (!seen.insert(v).second) continue;
-        for (OpId w : f.users(v)) {
-          const Op& use = f.op(w);
-          if (use.name == "arith.addi") {
-            // A flattened (outer, inner) index `other_pid * P + pid * C`: C-sized blocks of P.
-            ValueId o2 = use.operands[0] == v ? use.operands[1] : use.operands[0];
-            const Op* om = f.def_op(o2);
-            if (om && om->name == "arith.muli")
-              for (ValueId x : om->operands) {
-                const auto& xv = f.value(x);
-                const Op* xd = f.def_op(x);
-                bool other_pid = xd && xd->name == "tt.get_program_id";
-                if (!other_pid) continue;
-                ValueId pv = om->operands[0] == x ? om->operands[1] : om->operands[0];
-                const auto& pval = f.value(pv);
-                if (pval.def_op == ttgir::kNoId && pval.owner_op == ttgir::kNoId)
-                  return "cdiv(" + pval.name + ", " + std::to_string(*c) + ")";
-                (void)xv;
-              }
-            work.push_back(use.results.at(0));
-            continue;
-          }
-          if ((use.name == "tt.descriptor_load" || use.name == "tt.descriptor_store") &&
-              use.operand_segments.size() >= 2) {
-            const Op* desc = f.def_op(use.operands[0]);
-            if (!desc || desc->name != "tt.make_tensor_descriptor") continue;
-            for (int d = 0; d < use.operand_segments[1]; ++d) {
-              if (use.operands[1 + d] != v) continue;
-              ValueId extent = desc->operands.at(1 + d);
-              const auto& ev = f.value(extent);
-              if (ev.def_op == ttgir::kNoId && ev.owner_op == ttgir::kNoId)
-                return "cdiv(" + ev.name + ", " + std::to_string(*c) + ")";
-            }
-          }
+// Ping-pong pays when the consumers' register math sits between two MMAs of one iteration
+// (attention's softmax between S = QK^T and O += PV): while one warpgroup runs that math, the
+// other's MMAs keep the tensor core busy. A GEMM (MMA feeding only the next MMA) gains nothing.
+bool math_between_mmas(const ddg::Ddg& g) {
+  const int n = static_cast<int>(g.nodes.size());
+  auto succs = g.succ_edges();
+  for (int m = 0; m < n; ++m) {
+    if (g.nodes[m].pipe != ddg::Pipe::TC) continue;
+    // Nodes reached from MMA m over distance-0 edges through at least one CUDA/SFU node.
+    std::vector<int> state(n, 0);  // 1 = reached, 2 = reached through register math
+    std::vector<int> work{m};
+    state[m] = 1;
+    while (!work.empty()) {
+      int v = work.back();
+      work.pop_back();
+      for (int ei : succs[v]) {
+        const auto& e = g.edges[ei];
+        if (e.distance != 0 || e.dst == v) continue;
+        const auto& d = g.nodes[e.dst];
+        int st = state[v] == 2 || d.pipe == ddg::Pipe::CUDA || d.pipe == ddg::Pipe::SFU ? 2 : 1;
+        if (d.pipe == ddg::Pipe::TC && st == 2 && state[v] == 2) return true;
+        if (st > state[e.dst]) {
+          state[e.dst] = st;
+          work.push_back(e.dst);
         }
       }
     }
   }
-  if (!used) return "1";
-  notes.push_back("grid axis " + std::to_string(axis) +
-                  " could not be derived from the IR; pass --grid (written as \"unknown\")");
-  return "unknown";
+  return false;
 }
 
 }  // namespace
@@ -188,8 +139,18 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   ks.plans.resize(loops.size());
   std::map<OpId, int64_t> inner_latency;
   int64_t rings_so_far = 0;
+  int pingpong_loop = -1;
+  ks.tc_turns.assign(loops.size(), 1);
   for (size_t k = loops.size(); k-- > 0;) {
     built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index);
+    // Ping-pong consumers take turns on the tensor core: each warpgroup's MMAs hold it for their
+    // share only, which is what the reservation table and the latencies must see.
+    if (pingpong_loop < 0 && consumer_wgs > 1 && math_between_mmas(built[k].g)) {
+      pingpong_loop = static_cast<int>(k);
+      ks.tc_turns[k] = consumer_wgs;
+      built[k] =
+          ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index, consumer_wgs);
+    }
     int64_t avail = budget - resident - rings_so_far;
     ks.plans[k] = plan_loop(built[k].g, o.sched, avail, t.budgets.mbarrier_bytes);
     rings_so_far += ks.plans[k].ring_bytes;
@@ -267,15 +228,25 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     g.launch.roles.push_back(role);
   }
   if (!o.grid.empty()) {
-    if (o.grid.size() != 3) throw Error("--grid needs three comma-separated entries (x,y,z)");
-    g.launch.grid = o.grid;
+    g.launch.grid = parse_grid_flag(o.grid);
+    ks.notes.push_back("grid: " + sgraph::to_text(g.launch.grid[0]) + ", " +
+                       sgraph::to_text(g.launch.grid[1]) + ", " +
+                       sgraph::to_text(g.launch.grid[2]) + " (--grid)");
   } else {
-    for (int a = 0; a < 3; ++a) g.launch.grid.push_back(derive_axis(f, a, ks.notes));
+    g.launch.grid = derive_grid(m, f, ks.notes);
   }
   // Rasterize only a true 2D grid: programs of a 1D or persistent grid already choose their own
   // order, and the emitter's flattening needs z == 1.
-  if (o.raster_group > 0 && g.launch.grid[1] != "1" && g.launch.grid[2] == "1")
+  if (o.raster_group > 0 && !g.launch.grid[1].is_int(1) && g.launch.grid[2].is_int(1))
     g.launch.raster_group = o.raster_group;
+  // Ping-pong consumers (docs/scheduler.md, "Partition").
+  if (main_loop >= 0 && main_loop == pingpong_loop && g.launch.roles.size() > 1 &&
+      g.launch.roles[1].split_parts > 1) {
+    g.launch.roles[1].pingpong = true;
+    ks.notes.push_back("consumers ping-pong: register math between the MMAs of loop " +
+                       std::to_string(main_loop) +
+                       " overlaps the other warpgroup's MMAs (named-barrier turns)");
+  }
 
   // Loops, in program order.
   for (size_t k = 0; k < loops.size(); ++k) {
@@ -365,6 +336,19 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
       ks.notes.push_back("loop " + std::to_string(k) + ": shared-memory budget cut ring depths");
   }
   for (size_t i = 0; i < g.buffers.size(); ++i) g.buffers[i].id = static_cast<int>(i);
+  // Resident (function-scope) TMA loads: the producer fills them once, the consumers read them.
+  for (const auto& b : g.buffers)
+    if (b.loop == -1 && f.op(b.producer_op).name == "ttg.local_alloc") {
+      sgraph::FnChannel ch;
+      ch.id = static_cast<int>(g.channels.size());
+      ch.buffer = b.id;
+      ch.producer_role = 0;
+      ch.consumer_role = 1;
+      ch.mechanism = "tma";
+      ch.expect_bytes = b.bytes;
+      ch.full_arrivals = 1;
+      g.channels.push_back(ch);
+    }
   // Every schedule is validated again here, on exactly what is written.
   for (size_t k = 0; k < loops.size(); ++k)
     validate_schedule(built[k].g, ks.plans[k].sched, "loop " + std::to_string(k));

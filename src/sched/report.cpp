@@ -13,7 +13,8 @@ std::string render_report(const KernelSchedule& k) {
   std::string o = fmt::format("kernel {} ({}), num_warps {}, target {}\n", g.kernel.name,
                               g.kernel.source, g.kernel.num_warps, g.target.name);
   o += fmt::format("partition: {} warpgroups, grid ({}, {}, {})\n", g.launch.warpgroups,
-                   g.launch.grid.at(0), g.launch.grid.at(1), g.launch.grid.at(2));
+                   sgraph::to_text(g.launch.grid.at(0)), sgraph::to_text(g.launch.grid.at(1)),
+                   sgraph::to_text(g.launch.grid.at(2)));
   for (const auto& r : k.partition.roles)
     o += fmt::format("  {:<8} warpgroups {}..{}  setmaxnreg {:>3}  estimated {:>3} regs/thread{}\n",
                      r.name, r.first_wg, r.first_wg + r.wgs - 1, r.regs, r.est_regs,

@@ -64,53 +64,60 @@ void compact(const ddg::Ddg& g, Schedule& s) {
 
 Mrt::Mrt(const ddg::Ddg& g, int64_t ii) : ii_(ii) {
   auto streams = g.streams();
+  const int tc_row = static_cast<int>(streams.size());
   for (const auto& n : g.nodes) {
-    int r = -1;
+    std::vector<Res> r;
     for (size_t i = 0; i < streams.size(); ++i)
-      if (n.stream == streams[i]) r = static_cast<int>(i);
-    row_.push_back(n.issue > 0 ? r : -1);
-    issue_.push_back(n.issue);
+      if (n.issue > 0 && n.stream == streams[i]) r.push_back({static_cast<int>(i), n.issue, 0});
+    const int64_t hold = n.tc_hold > 0 ? n.tc_hold : n.occupancy;
+    if (n.pipe == ddg::Pipe::TC && hold > 0)
+      for (int p = 0; p < std::max(1, n.tc_turns); ++p)
+        r.push_back({tc_row, hold, p * (ii / std::max(1, n.tc_turns))});
+    res_.push_back(r);
   }
-  table_.assign(streams.size(), std::vector<int>(static_cast<size_t>(ii), -1));
+  table_.assign(streams.size() + 1, std::vector<int>(static_cast<size_t>(ii), -1));
 }
 
 static int64_t mod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
 
 bool Mrt::fits(int n, int64_t t) const {
-  if (!reserves(n)) return true;
-  if (issue_[n] > ii_) return false;
-  const auto& row = table_[row_[n]];
-  for (int64_t k = 0; k < issue_[n]; ++k) {
-    int o = row[mod(t + k, ii_)];
-    if (o != -1 && o != n) return false;
+  for (const Res& r : res_[n]) {
+    if (r.len > ii_) return false;
+    const auto& row = table_[r.row];
+    for (int64_t k = 0; k < r.len; ++k) {
+      int o = row[mod(t + r.offset + k, ii_)];
+      if (o != -1 && o != n) return false;
+    }
   }
   return true;
 }
 
 std::vector<int> Mrt::conflicts(int n, int64_t t) const {
   std::vector<int> out;
-  if (!reserves(n)) return out;
-  const auto& row = table_[row_[n]];
-  int64_t len = std::min(issue_[n], ii_);
-  for (int64_t k = 0; k < len; ++k) {
-    int o = row[mod(t + k, ii_)];
-    if (o != -1 && o != n && std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
+  for (const Res& r : res_[n]) {
+    const auto& row = table_[r.row];
+    for (int64_t k = 0; k < std::min(r.len, ii_); ++k) {
+      int o = row[mod(t + r.offset + k, ii_)];
+      if (o != -1 && o != n && std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
 void Mrt::place(int n, int64_t t) {
-  if (!reserves(n)) return;
-  auto& row = table_[row_[n]];
-  for (int64_t k = 0; k < std::min(issue_[n], ii_); ++k) row[mod(t + k, ii_)] = n;
+  for (const Res& r : res_[n]) {
+    auto& row = table_[r.row];
+    for (int64_t k = 0; k < std::min(r.len, ii_); ++k) row[mod(t + r.offset + k, ii_)] = n;
+  }
 }
 
 void Mrt::remove(int n, int64_t t) {
-  if (!reserves(n)) return;
-  auto& row = table_[row_[n]];
-  for (int64_t k = 0; k < std::min(issue_[n], ii_); ++k)
-    if (row[mod(t + k, ii_)] == n) row[mod(t + k, ii_)] = -1;
+  for (const Res& r : res_[n]) {
+    auto& row = table_[r.row];
+    for (int64_t k = 0; k < std::min(r.len, ii_); ++k)
+      if (row[mod(t + r.offset + k, ii_)] == n) row[mod(t + r.offset + k, ii_)] = -1;
+  }
 }
 
 }  // namespace sched2cu::sched

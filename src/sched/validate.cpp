@@ -2,6 +2,7 @@
 // rather than reusing Mrt, so a bug in the reservation table cannot hide itself.
 #include "sched2cu/sched/validate.h"
 
+#include <algorithm>
 #include <map>
 
 #include "sched2cu/common/diag.h"
@@ -43,6 +44,24 @@ std::vector<std::string> check_schedule(const ddg::Ddg& g, const Schedule& s) {
     if (cols.empty()) cols.assign(static_cast<size_t>(s.ii), 0);
     for (int64_t k = 0; k < n.issue; ++k) ++cols[((s.cycle[i] + k) % s.ii + s.ii) % s.ii];
   }
+  // The tensor core executes MMAs in issue order: their holds must not overlap mod II (under
+  // ping-pong each hold recurs once per turn, II / turns apart).
+  std::vector<int> tc(static_cast<size_t>(s.ii), 0);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const auto& n = g.nodes[i];
+    if (n.pipe != ddg::Pipe::TC) continue;
+    const int64_t hold = std::min(n.tc_hold > 0 ? n.tc_hold : n.occupancy, s.ii);
+    const int turns = std::max(1, n.tc_turns);
+    for (int p = 0; p < turns; ++p)
+      for (int64_t k = 0; k < hold; ++k)
+        ++tc[((s.cycle[i] + p * (s.ii / turns) + k) % s.ii + s.ii) % s.ii];
+  }
+  for (size_t c = 0; c < tc.size(); ++c)
+    if (tc[c] > 1) {
+      out.push_back("tensor core overbooked at column " + std::to_string(c) + " (" +
+                    std::to_string(tc[c]) + " MMAs in flight)");
+      break;
+    }
   for (const auto& [stream, cols] : used)
     for (size_t c = 0; c < cols.size(); ++c)
       if (cols[c] > 1) {

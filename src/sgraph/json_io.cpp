@@ -79,6 +79,19 @@ void print(const J& j, int indent, std::string& out) {
   out += "\n" + std::string(static_cast<size_t>(indent), ' ') + (j.is_object() ? "}" : "]");
 }
 
+J grid_j(const GridExpr& e) {
+  switch (e.kind) {
+    case GridExpr::Kind::Int:
+      return {{"int", e.value}};
+    case GridExpr::Kind::Param:
+      return {{"param", e.param}};
+    case GridExpr::Kind::NumSms:
+      return {{"num_sms", true}};
+    default:
+      return {{grid_op_name(e.kind), J::array({grid_j(e.args[0]), grid_j(e.args[1])})}};
+  }
+}
+
 J to_j(const ScheduleGraph& g) {
   J root;
   root["schema"] = kSchemaName;
@@ -100,7 +113,8 @@ J to_j(const ScheduleGraph& g) {
   root["target"] = t;
   J l;
   l["warpgroups"] = g.launch.warpgroups;
-  l["grid"] = g.launch.grid;
+  l["grid"] = J::array();
+  for (const auto& e : g.launch.grid) l["grid"].push_back(grid_j(e));
   l["raster_group"] = g.launch.raster_group;
   l["roles"] = J::array();
   for (const auto& r : g.launch.roles)
@@ -110,7 +124,8 @@ J to_j(const ScheduleGraph& g) {
                           {"warpgroups", r.warpgroups},
                           {"regs", r.regs},
                           {"split_dim", r.split_dim},
-                          {"split_parts", r.split_parts}});
+                          {"split_parts", r.split_parts},
+                          {"pingpong", r.pingpong}});
   root["launch"] = l;
   J bufs = J::array();
   for (const auto& b : g.buffers)
@@ -127,6 +142,16 @@ J to_j(const ScheduleGraph& g) {
                     {"live_end", b.live_end},
                     {"ring", b.ring}});
   root["buffers"] = bufs;
+  J fch = J::array();
+  for (const auto& c : g.channels)
+    fch.push_back({{"id", c.id},
+                   {"buffer", c.buffer},
+                   {"producer_role", c.producer_role},
+                   {"consumer_role", c.consumer_role},
+                   {"mechanism", c.mechanism},
+                   {"expect_bytes", c.expect_bytes},
+                   {"full_arrivals", c.full_arrivals}});
+  root["channels"] = fch;
   J loops = J::array();
   for (const auto& L : g.loops) {
     J jl;
@@ -233,6 +258,29 @@ struct Cur {
   }
 };
 
+GridExpr grid_from(const Cur& c) {
+  if (!c.j.is_object() || c.j.size() != 1)
+    c.fail("expected an object with one key: int, param, num_sms, add, sub, mul, div or cdiv");
+  const std::string key = c.j.begin().key();
+  Cur v = c.at(key.c_str());
+  if (key == "int") {
+    if (!v.j.is_number_integer()) v.fail("expected an integer");
+    return GridExpr::integer(v.j.get<long long>());
+  }
+  if (key == "param") return GridExpr::parameter(v.s());
+  if (key == "num_sms") {
+    if (!v.b()) v.fail("must be true");
+    return GridExpr::num_sms();
+  }
+  for (auto k : {GridExpr::Kind::Add, GridExpr::Kind::Sub, GridExpr::Kind::Mul, GridExpr::Kind::Div,
+                 GridExpr::Kind::Cdiv})
+    if (key == grid_op_name(k)) {
+      if (v.size() != 2) v.fail("an operator takes exactly two operands");
+      return GridExpr::binary(k, grid_from(v.at(size_t{0})), grid_from(v.at(size_t{1})));
+    }
+  c.fail("unknown grid expression \"" + key + "\"");
+}
+
 ScheduleGraph from_j(const Cur& root) {
   ScheduleGraph g;
   if (root.at("schema").s() != kSchemaName)
@@ -259,7 +307,7 @@ ScheduleGraph from_j(const Cur& root) {
   Cur l = root.at("launch");
   g.launch.warpgroups = l.at("warpgroups").i();
   Cur gr = l.at("grid");
-  for (size_t i = 0; i < gr.size(); ++i) g.launch.grid.push_back(gr.at(i).s());
+  for (size_t i = 0; i < gr.size(); ++i) g.launch.grid.push_back(grid_from(gr.at(i)));
   g.launch.raster_group = l.at("raster_group").i();
   Cur rs = l.at("roles");
   for (size_t i = 0; i < rs.size(); ++i) {
@@ -272,6 +320,7 @@ ScheduleGraph from_j(const Cur& root) {
     role.regs = r.at("regs").i();
     role.split_dim = r.at("split_dim").i();
     role.split_parts = r.at("split_parts").i();
+    role.pingpong = r.at("pingpong").b();
     g.launch.roles.push_back(role);
   }
   Cur bs = root.at("buffers");
@@ -291,6 +340,19 @@ ScheduleGraph from_j(const Cur& root) {
     buf.live_end = b.at("live_end").i();
     buf.ring = b.at("ring").i();
     g.buffers.push_back(buf);
+  }
+  Cur fc = root.at("channels");
+  for (size_t i = 0; i < fc.size(); ++i) {
+    Cur x = fc.at(i);
+    FnChannel ch;
+    ch.id = x.at("id").i();
+    ch.buffer = x.at("buffer").i();
+    ch.producer_role = x.at("producer_role").i();
+    ch.consumer_role = x.at("consumer_role").i();
+    ch.mechanism = x.at("mechanism").s();
+    ch.expect_bytes = x.at("expect_bytes").i();
+    ch.full_arrivals = x.at("full_arrivals").i();
+    g.channels.push_back(ch);
   }
   Cur ls = root.at("loops");
   for (size_t i = 0; i < ls.size(); ++i) {

@@ -43,9 +43,20 @@ struct Checker {
         bad(q + "/type", "differs from the IR");
     }
     if (g.launch.grid.size() != 3) bad("/launch/grid", "needs three entries (x, y, z)");
+    for (size_t a = 0; a < g.launch.grid.size(); ++a) {
+      std::vector<std::string> names;
+      collect_params(g.launch.grid[a], names);
+      for (const auto& n : names) {
+        bool found = false;
+        for (const auto& p : g.kernel.params) found |= p.name == n;
+        if (!found)
+          bad("/launch/grid/" + std::to_string(a),
+              "names \"" + n + "\", which is not a kernel parameter");
+      }
+    }
     if (g.launch.raster_group < 0) bad("/launch/raster_group", "must be >= 0");
-    if (g.launch.raster_group > 0 && g.launch.grid.size() == 3 && g.launch.grid[2] != "1")
-      bad("/launch/raster_group", "rasterization needs a grid with z = \"1\"");
+    if (g.launch.raster_group > 0 && g.launch.grid.size() == 3 && !g.launch.grid[2].is_int(1))
+      bad("/launch/raster_group", "rasterization needs a grid with z = 1");
   }
 
   void launch() {
@@ -86,6 +97,8 @@ struct Checker {
       if (r.split_dim >= 0 && r.split_parts != static_cast<int>(r.warpgroups.size()))
         bad(p + "/split_parts", "a split role has one slice per warpgroup");
       if (r.split_dim < 0 && r.split_parts != 1) bad(p + "/split_parts", "must be 1 without split");
+      if (r.pingpong && (r.kind != "consumer" || r.warpgroups.size() < 2))
+        bad(p + "/pingpong", "ping-pong needs a consumer role of at least two warpgroups");
     }
     for (size_t w = 0; w < owner.size(); ++w)
       if (owner[w] == -1)
@@ -167,6 +180,31 @@ struct Checker {
                             std::to_string(g.target.smem_bytes));
   }
 
+  // Function-scope channels: a resident buffer filled once by TMA in one role, read in another.
+  void fn_channels() {
+    for (size_t i = 0; i < g.channels.size(); ++i) {
+      const FnChannel& c = g.channels[i];
+      std::string q = "/channels/" + std::to_string(i);
+      if (c.id != static_cast<int>(i)) bad(q + "/id", "ids must be dense and in order");
+      if (c.buffer < 0 || c.buffer >= static_cast<int>(g.buffers.size()) ||
+          g.buffers[c.buffer].loop != -1) {
+        bad(q + "/buffer", "must be a function-scope buffer");
+        continue;
+      }
+      const Buffer& b = g.buffers[c.buffer];
+      if (op_ok(b.producer_op) && fn->op(b.producer_op).name != "ttg.local_alloc")
+        bad(q + "/buffer", "a resident buffer is the ttg.local_alloc of a TMA load");
+      if (!role_ok(c.producer_role)) bad(q + "/producer_role", "no such role");
+      if (!role_ok(c.consumer_role)) bad(q + "/consumer_role", "no such role");
+      if (c.mechanism != "tma") bad(q + "/mechanism", "must be \"tma\"");
+      if (c.expect_bytes != b.bytes)
+        bad(q + "/expect_bytes", "the buffer holds " + std::to_string(b.bytes) + " B");
+      if (c.full_arrivals != 1) bad(q + "/full_arrivals", "a TMA buffer is armed by one arrival");
+      for (size_t k = 0; k < i; ++k)
+        if (g.channels[k].buffer == c.buffer) bad(q + "/buffer", "buffer has two channels");
+    }
+  }
+
   void loop(size_t li) {
     const Loop& L = g.loops[li];
     std::string p = "/loops/" + std::to_string(li);
@@ -244,7 +282,8 @@ struct Checker {
         bad(q, "edge endpoint is not a node");
         continue;
       }
-      if (e.distance < 0) bad(q + "/distance", "negative distance");
+      // -1: an issue-order constraint, dst of iteration i after src of iteration i + 1.
+      if (e.distance < -1) bad(q + "/distance", "distance below -1");
       if (e.latency < 0) bad(q + "/latency", "negative latency");
       long long lhs = L.nodes[e.dst].cycle + static_cast<long long>(e.distance) * L.ii;
       long long rhs = L.nodes[e.src].cycle + static_cast<long long>(e.latency);
@@ -312,6 +351,7 @@ std::vector<Problem> check(const ScheduleGraph& g) {
   c.kernel();
   c.launch();
   c.buffers();
+  if (c.fn != nullptr) c.fn_channels();
   for (size_t i = 0; i < g.loops.size(); ++i) c.loop(i);
   return c.out;
 }

@@ -80,7 +80,7 @@ TEST(Golden, EveryLoopScheduleValidates) {
         if (n.child_loop >= 0) inner_latency[ks.graph.loops.at(n.child_loop).op] = n.latency;
     for (size_t k = 0; k < loops.size(); ++k) {
       auto b = ddg::build_loop(m, f, loops[k], t, std::max(1, m.num_warps() / 4), inner_latency,
-                               loop_index);
+                               loop_index, ks.tc_turns.at(k));
       EXPECT_TRUE(sched::check_schedule(b.g, ks.plans[k].sched).empty());
       EXPECT_GE(ks.plans[k].sched.ii, ks.plans[k].mii.mii);
     }
@@ -179,7 +179,10 @@ TEST(Kernel, PersistentTileLoopStagesItsStoreInSubtilesAndRunsStepPrograms) {
   EXPECT_EQ(st->bytes, 16384);
   EXPECT_EQ(ks.graph.loops[0].rings.at(static_cast<size_t>(st->ring)).depth, 2);
   EXPECT_LE(ks.plans[0].ring_bytes + ks.plans[1].ring_bytes + 1024, t.budgets.smem_bytes_per_block);
-  EXPECT_EQ(ks.graph.launch.grid, (std::vector<std::string>{"132", "1", "1"}));
+  ASSERT_EQ(ks.graph.launch.grid.size(), 3u);
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "132");
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[1]), "1");
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[2]), "1");
   EXPECT_EQ(ks.graph.launch.raster_group, 0);
   EXPECT_TRUE(sgraph::check(ks.graph).empty());
 

@@ -85,11 +85,45 @@ TEST(SgraphJson, SchemaErrorsNameTheJsonPath) {
   };
   std::string m = mutate("\"ii\": 1024", "\"ii\": \"fast\"");
   EXPECT_NE(m.find("/loops/0/ii: expected an integer"), std::string::npos) << m;
-  m = mutate("\"version\": 1", "\"version\": 99");
+  m = mutate("\"version\": 2", "\"version\": 99");
   EXPECT_NE(m.find("/version: unsupported schema version 99"), std::string::npos) << m;
   m = mutate("\"stage\": 0", "\"stagee\": 0");
   EXPECT_NE(m.find("/loops/0/nodes/0/stage: missing field"), std::string::npos) << m;
+  m = mutate("\"pingpong\": false", "\"pingpong\": 0");
+  EXPECT_NE(m.find("/launch/roles/0/pingpong: expected true or false"), std::string::npos) << m;
+  m = mutate("{\"param\": \"M\"}", "{\"parameter\": \"M\"}");
+  EXPECT_NE(m.find("unknown grid expression \"parameter\""), std::string::npos) << m;
+  m = mutate("{\"int\": 1}", "\"1\"");  // the version-1 string form
+  EXPECT_NE(m.find("/launch/grid/2: expected an object with one key"), std::string::npos) << m;
   EXPECT_NE(error_of("[1, 2]").find("expected an object"), std::string::npos);
+}
+
+// Grid expressions: the text form --grid accepts, its printing (minimal parentheses), the host
+// C++ form, and located errors for bad text.
+TEST(GridExpr, ParsePrintAndHostForm) {
+  GridExpr e = parse_grid_expr("cdiv(N_CTX, 128)", "t");
+  EXPECT_EQ(e.kind, GridExpr::Kind::Cdiv);
+  EXPECT_EQ(to_text(e), "cdiv(N_CTX, 128)");
+  EXPECT_EQ(to_cxx(e, "arg_", "sms"), "((arg_N_CTX + 128LL - 1) / 128LL)");
+  EXPECT_EQ(to_text(parse_grid_expr(" Z*H ", "t")), "Z * H");
+  EXPECT_EQ(to_text(parse_grid_expr("(A - B) - (C - D)", "t")), "A - B - (C - D)");
+  EXPECT_EQ(to_text(parse_grid_expr("A * (B + 2)", "t")), "A * (B + 2)");
+  EXPECT_TRUE(uses_num_sms(parse_grid_expr("min_sms_not_a_word + num_sms", "t")));
+  std::vector<std::string> ps;
+  collect_params(parse_grid_expr("cdiv(M, 128) * Z", "t"), ps);
+  EXPECT_EQ(ps, (std::vector<std::string>{"M", "Z"}));
+  auto err = [](const std::string& text) {
+    try {
+      parse_grid_expr(text, "--grid");
+    } catch (const sched2cu::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(err("cdiv(M 128)").find("column 8: expected ',' in cdiv(a, b)"), std::string::npos)
+      << err("cdiv(M 128)");
+  EXPECT_NE(err("M *").find("expected a number"), std::string::npos);
+  EXPECT_NE(err("M $ 2").find("unexpected text after the expression"), std::string::npos);
 }
 
 TEST(SgraphValidate, CatchesBrokenSchedules) {
@@ -176,6 +210,34 @@ TEST(SgraphValidate, CatchesBrokenSchedules) {
     ScheduleGraph g = base;
     g.buffers[0].bytes = 100;
     EXPECT_TRUE(has_problem(g, "/buffers/0/bytes", "16384"));
+  }
+  {
+    ScheduleGraph g = base;
+    g.launch.grid[0] =
+        GridExpr::binary(GridExpr::Kind::Cdiv, GridExpr::parameter("Q"), GridExpr::integer(128));
+    EXPECT_TRUE(has_problem(g, "/launch/grid/0", "\"Q\", which is not a kernel parameter"));
+  }
+  {
+    ScheduleGraph g = base;
+    g.launch.roles[0].pingpong = true;  // a producer of one warpgroup cannot take turns
+    EXPECT_TRUE(has_problem(g, "/launch/roles/0/pingpong", "consumer role of at least two"));
+    g.launch.roles[0].pingpong = false;
+    g.launch.roles[1].pingpong = true;
+    EXPECT_FALSE(has_problem(g, "/launch/roles/1/pingpong", ""));
+  }
+  {
+    ScheduleGraph g = base;
+    FnChannel ch;
+    ch.buffer = 2;  // the store staging buffer is not a resident TMA load
+    ch.producer_role = 0;
+    ch.consumer_role = 1;
+    ch.mechanism = "tma";
+    ch.expect_bytes = 1;
+    g.channels.push_back(ch);
+    EXPECT_TRUE(has_problem(g, "/channels/0/buffer", "ttg.local_alloc of a TMA load"));
+    EXPECT_TRUE(has_problem(g, "/channels/0/expect_bytes", "65536"));
+    g.channels[0].buffer = 0;  // a ring buffer of loop 0
+    EXPECT_TRUE(has_problem(g, "/channels/0/buffer", "function-scope buffer"));
   }
   EXPECT_THROW(validate(
                    [&] {

@@ -28,11 +28,25 @@ struct BuiltLoop {
 };
 
 // `consumer_wgs` divides per-element issue costs; `inner_latency` gives each already-scheduled
-// nested scf.for (op id) its super-node latency and `inner_index` its loop index.
+// nested scf.for (op id) its super-node latency and `inner_index` its loop index. `tc_turns` > 1:
+// the consumer warpgroups take turns on the tensor core (ping-pong), so each issues its share of
+// an MMA alone: the MMA holds the tensor core for occupancy / tc_turns cycles and its result is
+// ready that much sooner (the other warpgroups' share fills the rest of the II).
 BuiltLoop build_loop(const ttgir::Module& m, const ttgir::Function& f, ttgir::OpId for_op,
                      const TargetModel& t, int consumer_wgs,
                      const std::map<ttgir::OpId, int64_t>& inner_latency = {},
-                     const std::map<ttgir::OpId, int>& inner_index = {});
+                     const std::map<ttgir::OpId, int>& inner_index = {}, int tc_turns = 1);
+
+// A `ttg.convert_layout` from the `#nvidia_mma` accumulator layout to the register A operand of
+// an MMA with the same parent (`#ttg.dot_op<{opIdx = 0, parent = same, kWidth = 2}>`) of a 16-bit
+// tensor: the accumulator layout of a k16 column block is exactly the wgmma A fragment layout,
+// so the conversion moves no data (a view, no cost).
+bool is_free_register_view(const ttgir::Module& m, const ttgir::Function& f, const ttgir::Op& op);
+
+// An `arith.truncf` or `ttg.convert_layout` whose every use (through such ops) is a
+// `tt.descriptor_store`: the store converts the tile box by box as it stages it, so the op moves
+// no data of its own (a view; its cost is the store's).
+bool is_store_view(const ttgir::Function& f, const ttgir::Op& op);
 
 // A `tt.descriptor_load` whose value is consumed in registers: every user is a
 // `ttg.convert_layout` to the `#nvidia_mma` accumulator layout (it never feeds a local_alloc or

@@ -23,6 +23,12 @@ struct Node {
   int64_t latency_tail = 0;
   int64_t issue = 0;
   int64_t occupancy = 0;
+  // TC nodes: cycles the node holds the in-order tensor core of its issuing warpgroup(s) in the
+  // reservation table: its share when warpgroups take turns (docs/scheduler.md); 0 = occupancy.
+  int64_t tc_hold = 0;
+  // TC nodes: warpgroups taking turns on the tensor core (1 = none). Each turn is II / tc_turns
+  // later than the previous one, so the node's hold recurs at those offsets in the table.
+  int tc_turns = 1;
   int min_warps = 1;
   bool super_node = false;
   int child_loop = -1;  // super-node: index of the inner loop in the kernel's loop list

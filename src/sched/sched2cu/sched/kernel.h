@@ -18,9 +18,9 @@ namespace sched2cu::sched {
 
 struct KernelOptions {
   Options sched;
-  // --grid X,Y,Z overrides the launch grid derived from the IR (grammar of
-  // docs/schedule_graph.md); empty = derive.
-  std::vector<std::string> grid;
+  // --grid X,Y,Z overrides the launch grid derived from the IR (three grid expressions,
+  // sgraph::parse_grid_expr syntax); empty = derive.
+  std::string grid;
   // CTA rasterization of a 2D grid (launch.raster_group): launch the programs in groups of this
   // many consecutive x ids so that CTAs running at the same time share their y-indexed operand
   // tiles in L2. 16 rows of 128-row tiles keep a 2 MB band of A hot; on the H200 the hand-written
@@ -31,6 +31,7 @@ struct KernelOptions {
 struct KernelSchedule {
   sgraph::ScheduleGraph graph;
   std::vector<LoopPlan> plans;  // parallel to graph.loops
+  std::vector<int> tc_turns;    // parallel to graph.loops: build_loop's tc_turns (ping-pong)
   Partition partition;
   std::vector<std::string> notes;  // decisions worth reporting (grid guesses, cuts, warnings)
 };

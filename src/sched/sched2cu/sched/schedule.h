@@ -32,12 +32,20 @@ struct Schedule {
   std::vector<int> order_in_stage() const;
 };
 
-// Modulo reservation table: one row per issue stream, II columns; a node with issue cost c at
-// cycle t holds columns t..t+c-1 (mod II) of its stream's row. NONE / zero-issue nodes hold none.
+// Modulo reservation table, II columns per row. One row per issue stream: a node with issue cost
+// c at cycle t holds columns t..t+c-1 (mod II) of its stream's row (NONE / zero-issue nodes hold
+// none). One row for the tensor core: a TC node holds it for `tc_hold` cycles (its occupancy, or
+// its warpgroup's share under ping-pong) from its issue on, because
+// wgmma groups execute in issue order on the SM's tensor cores, so a second MMA issued while the
+// first still runs only starts when it ends, and its result arrives that much later than its
+// latency says (an MMA whose result is awaited behind another one cannot overlap the register math
+// that waits for it). Under ping-pong (tc_turns warpgroups taking turns) the hold recurs every
+// II / tc_turns cycles: the other warpgroups' copies of the MMA, one turn apart. Other engines
+// are bounded by II >= ResMII only.
 class Mrt {
  public:
   Mrt(const ddg::Ddg& g, int64_t ii);
-  bool reserves(int n) const { return row_[n] >= 0 && issue_[n] > 0; }
+  bool reserves(int n) const { return !res_[n].empty(); }
   bool fits(int n, int64_t t) const;                   // every column free (or already n's)
   std::vector<int> conflicts(int n, int64_t t) const;  // distinct occupants in n's columns
   void place(int n, int64_t t);
@@ -45,9 +53,13 @@ class Mrt {
   int64_t ii() const { return ii_; }
 
  private:
+  struct Res {
+    int row;
+    int64_t len;
+    int64_t offset;  // from the node's cycle
+  };
   int64_t ii_;
-  std::vector<int> row_;
-  std::vector<int64_t> issue_;
+  std::vector<std::vector<Res>> res_;  // per node
   std::vector<std::vector<int>> table_;
 };
 

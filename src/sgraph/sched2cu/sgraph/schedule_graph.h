@@ -11,11 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "sched2cu/sgraph/grid_expr.h"
 #include "sched2cu/ttgir/ir.h"
 
 namespace sched2cu::sgraph {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: launch.grid as expression trees, roles[].pingpong, top-level function-scope channels.
+inline constexpr int kSchemaVersion = 2;
 inline constexpr const char* kSchemaName = "sched2cu.schedule_graph";
 
 // A parameter of the kernel function as Triton compiled it (constexprs are already folded away,
@@ -52,13 +54,16 @@ struct Role {
   int regs = 0;                 // setmaxnreg value per thread (multiple of 8, 24..256)
   int split_dim = -1;           // -1 = no split
   int split_parts = 1;
+  // The role's warpgroups take turns issuing each loop step's MMAs, ordered by named barriers
+  // (ping-pong), so one warpgroup's register math overlaps the other's tensor-core work.
+  bool pingpong = false;
 };
 
 struct Launch {
   int warpgroups = 0;  // CTA = 128 * warpgroups threads
-  // Grid extent per dimension (x, y, z) in the grid grammar of docs/schedule_graph.md:
-  // "<int>", "<param>", "cdiv(<param>, <int>)" or "num_sms".
-  std::vector<std::string> grid;
+  // Grid extent per dimension (x, y, z): the number of programs per tt.get_program_id axis, as
+  // expressions of the kernel parameters (docs/schedule_graph.md).
+  std::vector<GridExpr> grid;
   // CTA rasterization: 0 = launch the grid as is; G > 0 = launch grid x*y CTAs in one dimension
   // and map them to (x, y) program ids in groups of G along x (L2 reuse of the y-indexed
   // operand). Triton programs are unordered, so any bijection is valid. Requires grid z == 1.
@@ -125,6 +130,18 @@ struct Channel {
   int empty_arrivals = 1;  // arrivals that complete an empty phase (= consumer warpgroups)
 };
 
+// A producer role -> consumer role hand-off of a function-scope buffer (a resident TMA load
+// such as attention's Q, read by every iteration of the loops): one full mbarrier, armed once.
+struct FnChannel {
+  int id = 0;  // dense, 0-based
+  int buffer = -1;
+  int producer_role = -1;
+  int consumer_role = -1;
+  std::string mechanism;  // "tma"
+  int expect_bytes = 0;   // = the buffer's bytes
+  int full_arrivals = 1;
+};
+
 struct Loop {
   int op = -1;                      // the scf.for op
   int parent_loop = -1;             // index into ScheduleGraph::loops; -1 = top level
@@ -149,6 +166,7 @@ struct ScheduleGraph {
   Target target;
   Launch launch;
   std::vector<Buffer> buffers;
+  std::vector<FnChannel> channels;  // function-scope hand-offs (resident buffers)
   std::vector<Loop> loops;
 };
 

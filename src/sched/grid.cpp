@@ -1,0 +1,307 @@
+// Grid derivation (see grid.h). Each program id is followed into the coordinates of the tensor
+// descriptors it indexes, which are put in linear form over the program ids with coefficients
+// that are products of kernel parameters and constants (Poly below). A coordinate
+// `P * pid_outer + C * pid_inner + rest` into a dimension of extent E, where C is the
+// descriptor's block size there, makes the inner axis cover cdiv(P, C) blocks of one outer
+// program (or cdiv(E, C) with no outer axis) and the outer axis E / P programs (an exact division
+// of monomials, else cdiv). Persistent loops (tt.get_num_programs, or range(pid, n, C)) are
+// matched first.
+#include "sched2cu/sched/grid.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::sched {
+namespace {
+
+using sgraph::GridExpr;
+using ttgir::Function;
+using ttgir::Op;
+using ttgir::ValueId;
+
+// A polynomial over kernel parameters with integer coefficients: monomial (sorted parameter
+// names, repeats allowed) -> coefficient.
+using Mono = std::vector<std::string>;
+using Poly = std::map<Mono, long long>;
+
+Poly poly_const(long long c) { return c == 0 ? Poly{} : Poly{{Mono{}, c}}; }
+Poly add(const Poly& a, const Poly& b, long long sign = 1) {
+  Poly r = a;
+  for (const auto& [m, c] : b)
+    if ((r[m] += sign * c) == 0) r.erase(m);
+  return r;
+}
+Poly mul(const Poly& a, const Poly& b) {
+  Poly r;
+  for (const auto& [ma, ca] : a)
+    for (const auto& [mb, cb] : b) {
+      Mono m = ma;
+      m.insert(m.end(), mb.begin(), mb.end());
+      std::sort(m.begin(), m.end());
+      if ((r[m] += ca * cb) == 0) r.erase(m);
+    }
+  return r;
+}
+std::optional<long long> const_of(const Poly& p) {
+  if (p.empty()) return 0;
+  if (p.size() == 1 && p.begin()->first.empty()) return p.begin()->second;
+  return std::nullopt;
+}
+
+GridExpr to_expr(const Poly& p) {
+  std::optional<GridExpr> sum;
+  for (const auto& [m, c] : p) {
+    std::optional<GridExpr> t;
+    if (c != 1 || m.empty()) t = GridExpr::integer(c < 0 ? -c : c);
+    for (const auto& name : m)
+      t = t ? GridExpr::binary(GridExpr::Kind::Mul, *t, GridExpr::parameter(name))
+            : GridExpr::parameter(name);
+    if (!sum)
+      sum = c < 0 ? GridExpr::binary(GridExpr::Kind::Sub, GridExpr::integer(0), *t) : *t;
+    else
+      sum = GridExpr::binary(c < 0 ? GridExpr::Kind::Sub : GridExpr::Kind::Add, *sum, *t);
+  }
+  return sum ? *sum : GridExpr::integer(0);
+}
+
+// a / b when b is one monomial dividing every term of a exactly.
+std::optional<Poly> exact_div(const Poly& a, const Poly& b) {
+  if (b.size() != 1) return std::nullopt;
+  const auto& [mb, cb] = *b.begin();
+  Poly r;
+  for (const auto& [ma, ca] : a) {
+    if (ca % cb != 0) return std::nullopt;
+    std::multiset<std::string> rest(ma.begin(), ma.end());
+    for (const auto& n : mb) {
+      auto it = rest.find(n);
+      if (it == rest.end()) return std::nullopt;
+      rest.erase(it);
+    }
+    r[Mono(rest.begin(), rest.end())] += ca / cb;
+  }
+  return r;
+}
+
+int axis_of(const Op& op) {
+  const auto* a = op.attr("axis");
+  if (a == nullptr) return -1;
+  if (a->kind == ttgir::Attribute::Kind::Keyword && !a->text.empty()) return a->text[0] - 'x';
+  return static_cast<int>(a->ival);
+}
+
+struct Linear {
+  std::map<int, Poly> coef;  // program-id axis -> coefficient
+  bool ok = true;            // false: not linear in the program ids with symbolic coefficients
+};
+
+class Deriver {
+ public:
+  explicit Deriver(const Function& f) : f_(f) {}
+
+  // Symbolic value of a scalar computed from kernel parameters and constants only.
+  std::optional<Poly> sym(ValueId v, int depth = 0) const {
+    if (depth > 64) return std::nullopt;
+    const auto& val = f_.value(v);
+    if (val.def_op == ttgir::kNoId)
+      return val.owner_op == ttgir::kNoId ? std::optional<Poly>(Poly{{Mono{val.name}, 1}})
+                                          : std::nullopt;
+    const Op& d = f_.op(val.def_op);
+    auto sub = [&](size_t i) { return sym(d.operands.at(i), depth + 1); };
+    if (d.name == "arith.constant") {
+      const auto* a = d.attr("value");
+      if (a && a->kind == ttgir::Attribute::Kind::Integer) return poly_const(a->ival);
+      return std::nullopt;
+    }
+    if (d.name == "arith.extsi" || d.name == "arith.extui" || d.name == "arith.trunci" ||
+        d.name == "arith.index_cast")
+      return sub(0);
+    if (d.name == "arith.addi" || d.name == "arith.subi" || d.name == "arith.muli") {
+      auto a = sub(0), b = sub(1);
+      if (!a || !b) return std::nullopt;
+      return d.name == "arith.muli" ? mul(*a, *b) : add(*a, *b, d.name == "arith.subi" ? -1 : 1);
+    }
+    return std::nullopt;
+  }
+
+  // Linear form of an index value in the program ids (other terms ignored: they offset the
+  // coordinate inside a program's block, e.g. a loop's induction variable).
+  Linear lin(ValueId v, int depth = 0) const {
+    Linear r;
+    if (depth > 64) return {{}, false};
+    const auto& val = f_.value(v);
+    if (val.def_op == ttgir::kNoId) return r;  // a parameter or a loop variable: no pid term
+    const Op& d = f_.op(val.def_op);
+    if (d.name == "tt.get_program_id") {
+      r.coef[axis_of(d)] = poly_const(1);
+      return r;
+    }
+    if (d.name == "arith.extsi" || d.name == "arith.extui" || d.name == "arith.index_cast")
+      return lin(d.operands.at(0), depth + 1);
+    if (d.name == "arith.addi" || d.name == "arith.subi") {
+      Linear a = lin(d.operands[0], depth + 1), b = lin(d.operands[1], depth + 1);
+      if (!a.ok || !b.ok) return {{}, false};
+      for (const auto& [ax, c] : b.coef)
+        a.coef[ax] = add(a.coef[ax], c, d.name == "arith.subi" ? -1 : 1);
+      return a;
+    }
+    if (d.name == "arith.muli") {
+      for (int k = 0; k < 2; ++k) {
+        auto s = sym(d.operands[1 - k], depth + 1);
+        if (!s) continue;
+        Linear a = lin(d.operands[k], depth + 1);
+        if (!a.ok) return a;
+        for (auto& [ax, c] : a.coef) c = mul(c, *s);
+        return a;
+      }
+      Linear a = lin(d.operands[0], depth + 1), b = lin(d.operands[1], depth + 1);
+      if (a.coef.empty() && b.coef.empty() && a.ok && b.ok) return r;
+      return {{}, false};
+    }
+    if (d.name == "arith.constant") return r;
+    // Anything else that involves a program id makes the form unknown.
+    for (ValueId o : d.operands) {
+      Linear x = lin(o, depth + 1);
+      if (!x.ok || !x.coef.empty()) return {{}, false};
+    }
+    return r;
+  }
+
+  // The descriptor coordinates of every tt.descriptor_load / store in program order:
+  // (op, dimension, linear form, extent of that dimension, block size there).
+  struct Use {
+    const Op* op;
+    Linear form;
+    std::optional<Poly> extent;
+    long long block;
+  };
+  std::vector<Use> uses() const {
+    std::vector<Use> out;
+    for (const auto& op : f_.ops) {
+      if (op.name != "tt.descriptor_load" && op.name != "tt.descriptor_store") continue;
+      if (op.operand_segments.size() < 2) continue;
+      const Op* desc = f_.def_op(op.operands[0]);
+      if (desc == nullptr || desc->name != "tt.make_tensor_descriptor") continue;
+      const auto& blk = f_.value(desc->results.at(0)).type.elem.at(0).shape;
+      for (int d = 0; d < op.operand_segments[1]; ++d) {
+        Use u{&op, lin(op.operands[1 + d]), sym(desc->operands.at(1 + d)),
+              d < static_cast<int>(blk.size()) ? blk[d] : 0};
+        if (u.form.ok && !u.form.coef.empty()) out.push_back(u);
+      }
+    }
+    return out;
+  }
+
+ private:
+  const Function& f_;
+};
+
+}  // namespace
+
+std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
+                                  std::vector<std::string>& notes) {
+  (void)m;
+  Deriver dv(f);
+  std::vector<GridExpr> grid;
+  const auto uses = dv.uses();
+  for (int axis = 0; axis < 3; ++axis) {
+    const Op* pid_op = nullptr;
+    bool persistent = false;
+    std::optional<long long> loop_step;
+    for (const auto& op : f.ops) {
+      if (axis_of(op) != axis) continue;
+      if (op.name == "tt.get_num_programs") persistent = true;
+      if (op.name != "tt.get_program_id") continue;
+      if (pid_op == nullptr) pid_op = &op;
+      for (ttgir::OpId u : f.users(op.results.at(0)))
+        if (f.op(u).name == "scf.for") {
+          const ttgir::ForLoop L = f.for_loop(u);
+          auto c = dv.sym(L.step);
+          std::optional<long long> cc;
+          if (c) cc = const_of(*c);
+          if (L.lb == op.results[0] && cc && *cc > 0) loop_step = *cc;
+        }
+    }
+    const std::string ax = std::string(1, static_cast<char>('x' + axis));
+    if (pid_op == nullptr) {
+      grid.push_back(GridExpr::integer(1));
+      continue;
+    }
+    if (persistent) {
+      notes.push_back("grid " + ax + ": num_sms (persistent: tt.get_num_programs on this axis)");
+      grid.push_back(GridExpr::num_sms());
+      continue;
+    }
+    if (loop_step) {
+      notes.push_back("grid " + ax + ": " + std::to_string(*loop_step) +
+                      " (a loop from the program id with that step covers every iteration)");
+      grid.push_back(GridExpr::integer(*loop_step));
+      continue;
+    }
+    std::optional<GridExpr> found;
+    for (const auto& u : uses) {
+      auto it = u.form.coef.find(axis);
+      if (it == u.form.coef.end() || !u.extent) continue;
+      auto c = const_of(it->second);
+      // Inner axis: its coefficient is the block size; an outer axis (if any) steps by P.
+      if (c && *c == u.block && *c > 0) {
+        std::optional<Poly> outer;
+        for (const auto& [oa, oc] : u.form.coef)
+          if (oa != axis) outer = oc;
+        if (u.form.coef.size() > 2) continue;
+        const Poly span = outer ? *outer : *u.extent;
+        found = GridExpr::binary(GridExpr::Kind::Cdiv, to_expr(span), GridExpr::integer(*c));
+        if (auto k = const_of(span)) found = GridExpr::integer((*k + *c - 1) / *c);
+        break;
+      }
+      // Outer axis: coefficient P (not the block size) with one inner axis of the block size.
+      if (u.form.coef.size() == 2) {
+        bool inner_ok = false;
+        for (const auto& [oa, oc] : u.form.coef)
+          if (oa != axis) inner_ok = const_of(oc) && *const_of(oc) == u.block;
+        if (!inner_ok) continue;
+        if (auto q = exact_div(*u.extent, it->second))
+          found = to_expr(*q);
+        else
+          found = GridExpr::binary(GridExpr::Kind::Cdiv, to_expr(*u.extent), to_expr(it->second));
+        break;
+      }
+    }
+    if (!found) {
+      std::string where = pid_op->loc.ir.known() ? pid_op->loc.ir.str() : f.name;
+      std::string py = pid_op->loc.src.known() ? " (" + pid_op->loc.src.str() + ")" : "";
+      throw Error(where + ": error: schedule: cannot derive the grid extent of program id axis " +
+                  ax + py +
+                  ": it does not index a tensor descriptor dimension as `pid * BLOCK` (or "
+                  "`outer_pid * P + pid * BLOCK`) and no persistent loop uses it; pass the grid "
+                  "explicitly, e.g. --grid 'cdiv(M, 128),Z * H,1'");
+    }
+    notes.push_back("grid " + ax + ": " + sgraph::to_text(*found) +
+                    " (from the descriptor coordinates it indexes)");
+    grid.push_back(*found);
+  }
+  return grid;
+}
+
+std::vector<GridExpr> parse_grid_flag(const std::string& text) {
+  std::vector<GridExpr> out;
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] == '(') ++depth;
+    if (i < text.size() && text[i] == ')') --depth;
+    if (i == text.size() || (text[i] == ',' && depth == 0)) {
+      out.push_back(sgraph::parse_grid_expr(text.substr(start, i - start), "--grid"));
+      start = i + 1;
+    }
+  }
+  if (out.size() != 3)
+    throw Error("--grid: error: needs three comma-separated expressions X,Y,Z (got " +
+                std::to_string(out.size()) + ")");
+  return out;
+}
+
+}  // namespace sched2cu::sched

@@ -1,0 +1,22 @@
+// Launch-grid derivation: the number of programs per tt.get_program_id axis as an expression of
+// the kernel parameters, read off how each program id indexes the tensors (docs/scheduler.md,
+// "Grid"). Never guesses: an axis it cannot derive is an error naming the op and its line, and
+// saying how to pass --grid.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sched2cu/sgraph/grid_expr.h"
+#include "sched2cu/ttgir/ir.h"
+
+namespace sched2cu::sched {
+
+// Extents of axes x, y, z; `notes` receives one line per axis saying which rule derived it.
+std::vector<sgraph::GridExpr> derive_grid(const ttgir::Module& m, const ttgir::Function& f,
+                                          std::vector<std::string>& notes);
+
+// `--grid X,Y,Z`: three grid expressions in the text syntax of sgraph::parse_grid_expr.
+std::vector<sgraph::GridExpr> parse_grid_flag(const std::string& text);
+
+}  // namespace sched2cu::sched

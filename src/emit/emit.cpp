@@ -9,13 +9,13 @@
 
 namespace sched2cu::emit {
 
-std::string kernel_signature(Ctx& c, const std::string& kname);  // host.cpp
-
 std::string emit_cuda(const sgraph::ScheduleGraph& g, const Options& opts) {
   sgraph::validate(g, opts.graph_path);
   const ttgir::Function& f = g.ir.function(g.kernel.name);
   Ctx c(g, g.ir, f);
   const std::string kname = g.kernel.name;
+  plan_descriptors(c);
+  plan_smem(c);
   std::string body = lower_kernel(c);
   std::string host = lower_host(c, kname);
   const int threads = 128 * g.launch.warpgroups;

@@ -1,17 +1,15 @@
 // Host side of generated.cu: the extern "C" launcher of docs/abi.md (arguments in kernel
 // parameter order, TMA descriptors encoded on the host with the boxes the kernel lowering fixed,
-// grid from the graph's grid strings, block and dynamic shared memory from the plan), plus the
-// file assembly (header, includes, kernel signature). Never decides anything about the schedule.
+// grid from the graph's grid expressions (checked for emptiness before any map is built), block and
+// dynamic shared memory from the plan), plus the file assembly (header, includes, kernel
+// signature). Never decides anything about the schedule.
 #include <cctype>
-#include <regex>
 
 #include "lower.h"
 #include "sched2cu/common/diag.h"
 
 namespace sched2cu::emit {
 namespace {
-
-std::string S(long long v) { return std::to_string(v); }
 
 std::string tma_dtype(const Ctx& c, const std::string& e, int op) {
   if (e == "f16") return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
@@ -29,27 +27,6 @@ std::string param_ctype(const Ctx& c, const sgraph::Param& p) {
   if (t.kind == ttgir::Type::Kind::Integer && t.bits == 64) return "long long";
   if (t.kind == ttgir::Type::Kind::Float && t.name == "f32") return "float";
   throw Error("emit: kernel parameter " + p.name + " has unsupported type " + p.type);
-}
-
-std::string grid_expr(const Ctx& c, const std::string& s) {
-  auto param = [&](const std::string& name) {
-    for (const auto& p : c.g.kernel.params)
-      if (p.name == name) return "arg_" + name;
-    throw Error("emit: /launch/grid: unknown parameter \"" + name + "\"");
-  };
-  static const std::regex num("^[0-9]+$"), ident("^[A-Za-z_][A-Za-z0-9_]*$"),
-      cdiv("^cdiv\\(\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*,\\s*([0-9]+)\\s*\\)$");
-  std::smatch m;
-  if (std::regex_match(s, num)) return s + "LL";
-  if (s == "num_sms") return "static_cast<long long>(num_sms)";
-  if (std::regex_match(s, ident)) return param(s);
-  if (std::regex_match(s, m, cdiv)) {
-    long long d = std::stoll(m[2].str());
-    if (d <= 0) throw Error("emit: /launch/grid: divisor must be positive in \"" + s + "\"");
-    return "(" + param(m[1].str()) + " + " + S(d - 1) + ") / " + S(d);
-  }
-  throw Error("emit: /launch/grid: cannot read \"" + s +
-              "\" (expected <int>, <param>, cdiv(<param>, <int>) or num_sms)");
 }
 
 }  // namespace
@@ -77,13 +54,24 @@ std::string lower_host(Ctx& c, const std::string& kname) {
   }
   o += "  cudaError_t e = cudaSuccess;\n";
   bool need_sms = false;
-  for (const auto& s : c.g.launch.grid) need_sms |= s == "num_sms";
+  for (const auto& e : c.g.launch.grid) need_sms |= sgraph::uses_num_sms(e);
   if (need_sms) {
     o += "  int dev = 0, num_sms = 0;\n";
     o += "  if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;\n";
     o += "  if ((e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev)) != "
          "cudaSuccess) return e;\n";
   }
+  const char* axes[3] = {"x", "y", "z"};
+  for (int k = 0; k < 3; ++k)
+    o += "  const long long grid_" + std::string(axes[k]) + " = " +
+         sgraph::to_cxx(c.g.launch.grid.at(static_cast<size_t>(k)), "arg_", "num_sms") + ";\n";
+  o += "  if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs\n";
+  const bool raster = c.g.launch.raster_group > 0;
+  if (raster)
+    o += "  if (grid_x * grid_y > 2147483647LL) return cudaErrorInvalidValue;\n";
+  else
+    o += "  if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return "
+         "cudaErrorInvalidValue;\n";
   for (auto& [op, d] : c.descs) {
     const ttgir::Op& mk = c.op(op);
     if (d.box.empty()) {
@@ -123,17 +111,6 @@ std::string lower_host(Ctx& c, const std::string& kname) {
          (d.swizzle == 0 ? std::string("none") : "b" + S(d.swizzle)) + ")) != cudaSuccess)\n";
     o += "      return e;\n  }\n";
   }
-  const char* axes[3] = {"x", "y", "z"};
-  for (int k = 0; k < 3; ++k)
-    o += "  const long long grid_" + std::string(axes[k]) + " = " +
-         grid_expr(c, c.g.launch.grid.at(static_cast<size_t>(k))) + ";\n";
-  o += "  if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs\n";
-  const bool raster = c.g.launch.raster_group > 0;
-  if (raster)
-    o += "  if (grid_x * grid_y > 2147483647LL) return cudaErrorInvalidValue;\n";
-  else
-    o += "  if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return "
-         "cudaErrorInvalidValue;\n";
   o += "  static bool smem_attr_set = false;\n";
   o += "  if (!smem_attr_set) {\n";
   o += "    if ((e = cudaFuncSetAttribute(" + kname +

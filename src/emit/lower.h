@@ -1,10 +1,11 @@
-// Internal interface of the emitter's lowering: the context shared by the kernel-body lowering
-// (lower_kernel.cpp), the op-level helpers (lower_ops.cpp) and the host launcher (host.cpp).
-// Holds derived facts about the graph (names, shared-memory plan, descriptor boxes); it never
-// changes a decision recorded in the schedule graph.
+// Internal interface of the emitter: the facts derived from the schedule graph once (Ctx:
+// descriptors, shared-memory plan, buffers and rings, names), the model of register values with
+// their layouts (Val), and the op lowering interface (Lower) that every entry of the op table
+// (optable.cpp) implements. Nothing here changes a decision recorded in the schedule graph.
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,20 +26,36 @@ struct Desc {
   std::vector<int64_t> box;    // TMA box, dim 0 outermost; empty until a use fixes it
 };
 
-// A register tile in the wgmma accumulator layout owned by one warpgroup.
-struct Tile {
-  std::string var;  // AccTile variable
-  int rows = 0, cols = 0;
-  std::string elem;  // element type the value has in the IR ("f32", or "f16" after truncf)
-  // The loop-carried value (iter_arg id) whose initial value is a splat zero, or -1. Such an
-  // accumulator is never filled before its loop: the first wgmma that reads it runs with
-  // scale-d = 0 (D = A·B), because a register fill ahead of the wgmma chain makes ptxas
-  // serialize every wgmma of the loop (warning C7515; measured -2.7% at 8192^3 on the H200).
-  // A loop that runs no iteration gets its zeros on a duplicated tail (split_zero_trip).
-  int zero_init_value = -1;
-  // Non-empty: the tile is a PackedTile of this 16-bit element type (a register load of a
-  // 16-bit tensor), whatever `elem` the IR views it as; widened to f32 where it is used.
-  std::string packed;
+// What the emitter knows of one SSA value in the current role: its layout kind, its shape per
+// warpgroup, its element type and how it is stored (docs/emitter.md, "Register values").
+enum class Lay {
+  Scalar,  // a C++ scalar
+  Splat,   // a tensor equal to one scalar everywhere (tt.splat, splat constant): no registers
+  Acc,     // wgmma accumulator layout tile, rows x cols per warpgroup (#nvidia_mma)
+  Row,     // one value per row of an Acc tile (#ttg.slice<{dim = 1, parent = #mma}>)
+  Col,     // one value per column of an Acc tile (#ttg.slice<{dim = 0, parent = #mma}>)
+  RowB,    // a Row vector broadcast along the rows of an Acc tile (expand_dims + broadcast)
+  ColB,    // a Col vector broadcast along the columns
+  DotA,    // the register A operand of an MMA (#ttg.dot_op<{opIdx = 0}>): a view of an Acc tile
+  Smem,    // a shared-memory buffer (memdesc): a ring slot or a resident buffer
+  Desc,    // a tensor descriptor (host-built map)
+  Global,  // a tile to be read from global memory into registers when used (register load)
+};
+
+struct Val {
+  Lay lay = Lay::Scalar;
+  int rows = 0, cols = 0;  // per warpgroup: Acc rows x cols; Row rows; Col cols; DotA rows x K
+  std::string elem;        // the IR element type ("f32", "bf16")
+  bool packed = false;     // Acc storage is 16-bit pairs (PackedTile<rows, cols>)
+  std::string packed_t;    // the packed storage's CUDA element type ("__nv_bfloat16")
+  int storage = -1;        // the value whose C++ variable holds the data (itself unless a view)
+  bool convert_on_store = false;  // truncf kept as a view: converted where it is stored
+  std::string scalar;             // Splat: literal text of a constant splat ...
+  int scalar_value = -1;          // ... or the scalar value it broadcasts
+  int buffer = -1;                // Smem: buffer id
+  bool smem_trans = false;        // Smem: the memdesc's layout is transposed (memdesc_trans)
+  int desc_op = -1;               // Desc: the tt.make_tensor_descriptor op
+  int zero_iter = -1;  // the zero-initialized iter_arg this value equals on iteration 0, or -1
 };
 
 struct Ctx {
@@ -48,75 +65,129 @@ struct Ctx {
   const ttgir::Module& m;
   const ttgir::Function& f;
 
-  std::map<int, Desc> descs;            // by op id
-  std::map<int, std::string> names;     // value id -> C++ name of a scalar (device scope)
-  std::map<int, Tile> tiles;            // value id -> register tile (current role)
-  std::map<int, long long> buf_offset;  // buffer id -> byte offset in dynamic smem
+  std::map<int, Desc> descs;                             // by op id
+  std::map<int, long long> buf_offset;                   // buffer id -> byte offset in dynamic smem
   std::map<std::pair<int, int>, long long> ring_offset;  // (loop, ring) -> byte offset
+  std::map<int, long long> fn_bar_offset;                // function-scope channel -> offset
+  bool overlay = false;  // function-scope staging overlays the loop rings (plan_smem)
   long long smem_bytes = 0;
+  // Names a value prints as another's (value, age): a loop result as its last yield's variable.
+  std::map<int, std::pair<int, int>> alias;
 
   [[noreturn]] void fail(int op, const std::string& msg) const;
   std::string note(int op) const;  // "op 17 tt.descriptor_load"
   const ttgir::Op& op(int id) const { return f.op(id); }
   const ttgir::Type& type(int value) const { return f.value(value).type; }
-  // The C++ identifier for a value (params keep their name).
-  std::string ident(int value) const;
+  std::string ident(int value) const;  // C++ identifier of a value (params keep their name)
+
+  // Graph lookups.
+  const sgraph::Buffer* buffer_of(int op) const;  // the buffer whose producer_op is `op`
+  int loop_index(int for_op) const;               // -1 if the op is no scheduled loop
+  int loop_of_op(int op) const;  // innermost scheduled loop whose body holds the op, -1 at top
+  const sgraph::Node* node_of(int li, int op) const;
+  const sgraph::Role& role(int id) const { return g.launch.roles.at(static_cast<size_t>(id)); }
+  std::string ring_name(int loop, int ring) const;
+  std::string buf_name(int id) const;
+  std::string fn_bar(int channel) const;  // a function-scope channel's barrier expression
+  const sgraph::FnChannel* fn_channel_of(int buffer) const;
+  // Named barrier ids: 1 + wg per warpgroup, one role-wide, one per ping-pong turn.
+  int bar_warpgroup() const { return 1; }  // + warpgroup index
+  int bar_role() const { return 1 + g.launch.warpgroups; }
+  int bar_turn(int slice) const { return 2 + g.launch.warpgroups + slice; }
 };
 
-// --- lower_ops.cpp ---------------------------------------------------------------------------
-// C++ type of a scalar MLIR type ("int", "long long", "bool", "float"); fails otherwise.
+// Pseudo value references that the expander replaces by text for the instance's iteration
+// (docs/emitter.md, "Modulo expander"): the ring-slot counter of the iteration, its index, and
+// the scale-d of an MMA whose accumulator is a zero init folded away (0 on the first k-step of
+// iteration 0, else 1).
+constexpr int kPseudo = 1 << 28;
+inline Text counter_ref(int loop) { return Text::ref(kPseudo + 3 * loop); }
+inline Text iteration_ref(int loop) { return Text::ref(kPseudo + 3 * loop + 1); }
+inline Text fold_scale_ref(int loop) { return Text::ref(kPseudo + 3 * loop + 2); }
+inline bool is_pseudo(int value) { return value >= kPseudo; }
+
+// What a lowering produced for one op (a template: references carry no ages yet).
+struct Lowered {
+  std::vector<Stmt> decls;     // declarations of the op's register results (hoisted in loops)
+  std::vector<Stmt> body;      // the op's statements
+  bool mma = false;            // issues one wgmma commit group (async until a wait covers it)
+  std::vector<Text> mma_regs;  // registers the group reads/writes asynchronously (D, A)
+  int mma_c = -1;              // the accumulator operand (value) it updates in place, or -1
+};
+
+class Lower;
+using LowerFn = void (*)(Lower& L, const ttgir::Op& op, Lowered& out);
+
+// The op table: every op the emitter lowers, one entry each (optable.cpp). An op missing here
+// is an error naming the op and its TTGIR and Python lines.
+const std::map<std::string, LowerFn>& op_table();
+
+// Lowering state of one role: the value model, and the services op lowerings use.
+class Lower {
+ public:
+  Lower(Ctx& ctx, const sgraph::Role& role) : c(ctx), r(role) {}
+  Ctx& c;
+  const sgraph::Role& r;
+  std::map<int, Val> vals;
+  std::set<int> fn_waited;  // function-scope channels this role has waited for
+  bool stores_in_flight = false;
+  bool role_synced = false;
+
+  // Lowers one op through the table (or fails with its location).
+  Lowered lower(int op);
+  const Val& val(int value, int op) const;  // fails with `op` when the value is unknown
+  bool has(int value) const { return vals.count(value) != 0; }
+  void set(int value, Val v) { vals[value] = std::move(v); }
+  // Rows of a tile per warpgroup of this role (split along rows); fails otherwise.
+  int split_rows(int rows, int op) const;
+  bool split() const { return r.split_parts > 1; }
+  // The layout kind a tensor type has in registers, from its encoding (Acc, Row, Col, DotA).
+  Val from_type(int value, int op) const;
+  // C++ type of a register value ("AccTile<64, 128>", "RowVec<64>", "float").
+  std::string ctype(const Val& v, int op) const;
+  // The operand adapter text of `value` read at each element of a result of layout `res`.
+  Text operand(int value, Lay res, int op) const;
+  // A ring slot (or resident buffer) base address expression for a buffer.
+  Text slot_addr(const sgraph::Buffer& b) const;
+  // The smem buffer a memdesc value views.
+  const sgraph::Buffer& smem_of(int value, int op) const;
+};
+
+// --- scalar.cpp ---------------------------------------------------------------------------------
 std::string scalar_ctype(const Ctx& c, const ttgir::Type& t, int op);
-bool is_scalar_op(const Ctx& c, int op);  // all results scalar and lowerable as expressions
-// One declaration per result of a scalar op ("const int a_12 = pid_m_6 * 128;").
-Stmt lower_scalar(Ctx& c, int op);
-// Host expression (long long) of a scalar value computed from kernel arguments.
+bool is_scalar_op(const Ctx& c, int op);
+Text scalar_expr(Lower& L, const ttgir::Op& o);  // the right-hand side of a scalar op
 std::string host_expr(const Ctx& c, int value, int user_op);
-// Swizzle (bytes) of a shared-memory layout attribute (nvmma_shared), 0 if unswizzled.
-int swizzle_of(const Ctx& c, const ttgir::Type& t, int op);
-bool layout_transposed(const Ctx& c, const ttgir::Type& t, int op);
+std::string float_literal(const Ctx& c, const ttgir::Attribute& a, int op);
+bool is_zero_literal(const ttgir::Attribute& a);
 std::string cuda_elem(const Ctx& c, const std::string& elem, int op);  // "__half"
 int elem_bytes(const std::string& elem);
-// Exact C++ spelling of a float attribute (decimal text + "f", or the bit pattern for hex).
-std::string float_literal(const Ctx& c, const ttgir::Attribute& a, int op);
-// True for an integer 0 or a float +0.0 constant (any spelling).
-bool is_zero_literal(const ttgir::Attribute& a);
+int swizzle_of(const Ctx& c, const ttgir::Type& t, int op);
+bool layout_transposed(const Ctx& c, const ttgir::Type& t, int op);
 
-// --- lower_util.cpp ----------------------------------------------------------------------------
-const sgraph::Buffer* buffer_produced_by(const Ctx& c, int op);
-std::string buf_name(int id);
-std::string ring_name(int loop, int ring);
-std::string it_name(int loop);
-const sgraph::Node* node_of_op(const sgraph::Loop& L, int op);
-// The role that owns the loop-carried values leaving loop `li` (the epilogue runs there).
-int result_role(const Ctx& c, int li);
-// Rows of a register tile per warpgroup of a (possibly split) role.
-int split_rows(const Ctx& c, const sgraph::Role& r, int rows, int op);
-// Records the TMA box of one descriptor use; rejects conflicting uses.
-void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op);
-// Index of the scheduled loop whose op is `op`, -1 if none.
-int loop_index_of(const Ctx& c, int op);
-// The descriptor a TMA op uses (operand 0); fails unless it is made in the kernel.
-Desc& desc_of(Ctx& c, const ttgir::Op& o);
-// Inner box width (elements) of a 2-D block under the descriptor's swizzle.
+// --- lower_mem.cpp
+// --------------------------------------------------------------------------------
+Desc& desc_of(Ctx& c, const ttgir::Op& o);  // the descriptor a TMA op uses (operand 0)
 int64_t inner_box(const Ctx& c, const Desc& d, int op);
+void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op);
 
-struct EpilogueState {
-  bool overlay = false;           // function-scope buffers overlay the loop rings
-  bool role_synced = false;       // the role-wide barrier before the first overlay write is emitted
-  bool stores_in_flight = false;  // an in-loop TMA store is not waited for: drain after the nest
-};
-// One function-scope op after the loops, in the role that owns the loop results.
-std::vector<Stmt> lower_epilogue_op(Ctx& c, const sgraph::Role& r, int op, EpilogueState& st);
+// --- plan.cpp
+// -------------------------------------------------------------------------------------
+void plan_descriptors(Ctx& c);
+void plan_smem(Ctx& c);
 
-// --- lower_regtile.cpp -------------------------------------------------------------------------
-// Register-tile ops of an epilogue other than the store (a load without shared memory, extf,
-// f32 elementwise arithmetic): false if `op` is none of them, else its statements in `out`.
-bool lower_register_tile_op(Ctx& c, const sgraph::Role& r, int op, std::vector<Stmt>& out);
+// --- expander.cpp --------------------------------------------------------------------------------
+// The role's statements for scheduled loop `li` (nested loops recursively): declarations, trip
+// count, prologue / steady state / drain from each node's stage and cycle, the ring protocol,
+// wgmma waits derived from the graph and ping-pong turns.
+std::vector<Stmt> expand_loop(Lower& L, int li);
+// Whether the role has any work in loop `li` or the loops nested in it.
+bool role_works_in(const Lower& L, int li);
 
-// --- lower_kernel.cpp --------------------------------------------------------------------------
-std::string lower_kernel(Ctx& c);  // the __global__ function (text)
-
-// --- host.cpp ----------------------------------------------------------------------------------
+// --- kernel.cpp / host.cpp
+// ------------------------------------------------------------------------
+std::string lower_kernel(Ctx& c);  // the __global__ function body (text)
 std::string lower_host(Ctx& c, const std::string& kernel_name);
+std::string kernel_signature(Ctx& c, const std::string& kname);
 
 }  // namespace sched2cu::emit

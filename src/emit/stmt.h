@@ -1,64 +1,102 @@
-// The emitter's statement IR: a small tree of typed statements (loops, ifs, ring waits and
-// arrivals, expect-tx, TMA loads and stores, wgmma groups, plain compute) built by the lowering
-// and printed as CUDA only at the very end. Every statement carries the schedule-graph node (or
-// op) it came from, printed as a comment. Lowering code must never edit printed text; it builds
-// statements.
+// The emitter's statement IR: a tree of typed statements whose operands refer to IR values by
+// id (never by printed name). Lowering builds statement templates once per op; the modulo
+// expander instantiates them per pipeline stage by giving each value reference an age (which
+// carried copy it reads); names are resolved only when printing. Synchronization and async
+// operations are their own statement kinds, so what is printed is also what a protocol checker
+// can read. Lowering code must never edit printed text.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace sched2cu::emit {
 
+// Text with value references: literal pieces and references to IR values. A reference prints as
+// the value's C++ name; age a > 0 names the copy carried from a loop steps ago ("x_c1").
+class Text {
+ public:
+  struct Piece {
+    std::string s;   // literal text (value < 0)
+    int value = -1;  // referenced IR value id
+    int age = 0;
+  };
+  Text() = default;
+  Text(const char* s) { add(s); }         // NOLINT(google-explicit-constructor)
+  Text(const std::string& s) { add(s); }  // NOLINT(google-explicit-constructor)
+  static Text ref(int value, int age = 0);
+  Text& operator+=(const Text& o);
+  bool empty() const { return pieces_.empty(); }
+  const std::vector<Piece>& pieces() const { return pieces_; }
+  std::vector<Piece>& pieces() { return pieces_; }
+  // Calls f on every reference (e.g. to set ages).
+  void for_each_ref(const std::function<void(Piece&)>& f);
+
+ private:
+  void add(const std::string& s);
+  std::vector<Piece> pieces_;
+};
+Text operator+(Text a, const Text& b);
+inline Text R(int value) { return Text::ref(value); }
+std::string S(long long v);  // decimal text
+
 struct Stmt {
   enum class Kind {
-    Comment,    // text
-    Code,       // text: one compute statement or declaration, printed verbatim
-    Block,      // body in braces
-    If,         // cond; body; else_body
-    For,        // init; cond; step; body
-    WaitFull,   // ring, it
-    WaitEmpty,  // ring, it
-    Arm,        // ring, it, bytes: arrive.expect_tx on full[slot]
-    Release,    // ring, it: one arrival per warp on empty[slot]
-    Commit,     // ring, it: one arrival per warp on full[slot]
-    TmaLoad,    // map, dst, ring, it, coords
-    TmaStore,   // map, src, coords
-    MmaGroup,   // acc, n, ta, tb, major_a, major_b, desc_a, desc_b, ksteps, scale
-    MmaWait,    // pending
-    // cond; body: the statements that give the loop's accumulators their init values. Marks
-    // the end of a loop whose accumulators skip their init (zero folded into scale-d);
-    // split_zero_trip() replaces it and the rest of its block by
-    // `if (cond) { body; rest } else { rest }`. Never printed.
+    Comment,  // text (no references)
+    Code,     // text: one statement
+    Decl,     // type, var (a reference), init (optional), is_const: a declaration
+    Block,    // body in braces
+    If,       // cond; body; else_body
+    For,      // init; cond; step; body
+    // Ring protocol (docs/schedule_graph.md): ring = the Ring<N>* name, ctr = the iteration
+    // counter expression of the slot.
+    WaitFull,   // every thread waits for the slot's data
+    WaitEmpty,  // the producer waits for the slot to be free
+    Arm,        // arrive.expect_tx on full[slot] with `bytes`
+    Release,    // one arrival per warp on empty[slot]
+    BarWait,    // a single mbarrier (bar) waited at parity `bytes` (function-scope buffers)
+    BarArm,     // arrive.expect_tx on a single mbarrier (bar) with `bytes`
+    TmaLoad,    // body: the copies (printed inline); bar: the barrier they complete on
+    TmaStore,   // body: the store(s) and the bulk-group commit (printed inline)
+    MmaIssue,   // body: the wgmma group (fence, k-steps, commit), printed inline; acc: the
+                // register operands it reads or writes asynchronously until a wait covers it
+    MmaWait,    // wgmma.wait_group `pending`; fence: the register operands to fence afterwards
+    NamedSync,  // bar.sync `bar_id`, `threads`
+    NamedArrive,
+    // cond; body: the statements that give a loop's folded accumulators their init values after
+    // a loop that ran no iteration; split_zero_trip() replaces it. Never printed.
     ZeroTripSplit,
   };
   Kind kind = Kind::Comment;
-  std::string note;  // "node 3 (op 17 tt.descriptor_load)": which graph element it lowers
-  std::string text, cond, init, step;
-  std::string ring, it, bytes, map, ptr, acc, ta, tb, major_a, major_b, desc_a, desc_b, scale;
-  int n = 0, ksteps = 0, pending = 0;
-  std::vector<std::string> coords;
+  std::string note;  // printed as a trailing comment: the graph element it lowers
+  Text text, cond, init, step, type, var;
+  bool is_const = false;
+  std::string ring;
+  Text ctr, bar;
+  long long bytes = 0;
+  int pending = 0, bar_id = 0, threads = 0;
+  std::vector<Text> acc, fence;
   std::vector<Stmt> body, else_body;
 };
 
 // Constructors (the only way lowering code makes statements).
 Stmt comment(std::string text);
-Stmt code(std::string text, std::string note = "");
+Stmt code(Text text, std::string note = "");
+Stmt decl(Text type, int value, Text init = {}, bool is_const = false, std::string note = "");
 Stmt block(std::vector<Stmt> body, std::string note = "");
-Stmt if_(std::string cond, std::vector<Stmt> body, std::string note = "",
+Stmt if_(Text cond, std::vector<Stmt> body, std::string note = "",
          std::vector<Stmt> else_body = {});
-Stmt for_(std::string init, std::string cond, std::string step, std::vector<Stmt> body,
-          std::string note = "");
-Stmt wait_full(std::string ring, std::string it, std::string note);
-Stmt wait_empty(std::string ring, std::string it, std::string note);
-Stmt arm(std::string ring, std::string it, int bytes, std::string note);
-Stmt release(std::string ring, std::string it, std::string note);
-Stmt commit(std::string ring, std::string it, std::string note);
-Stmt tma_load(std::string map, std::string dst, std::string ring, std::string it,
-              std::vector<std::string> coords, std::string note);
-Stmt tma_store(std::string map, std::string src, std::vector<std::string> coords, std::string note);
-Stmt mma_wait(int pending, std::string acc, std::string note);
-Stmt zero_trip_split(std::string cond, std::vector<Stmt> fills, std::string note);
+Stmt for_(Text init, Text cond, Text step, std::vector<Stmt> body, std::string note = "");
+Stmt ring_op(Stmt::Kind k, std::string ring, Text ctr, std::string note, long long bytes = 0);
+Stmt bar_op(Stmt::Kind k, Text bar, long long value, std::string note);
+Stmt tma_op(Stmt::Kind k, std::vector<Stmt> body, Text bar, std::string note);
+Stmt mma_issue(std::vector<Stmt> body, std::vector<Text> acc, std::string note);
+Stmt mma_wait(int pending, std::vector<Text> fence, std::string note);
+Stmt named_bar(Stmt::Kind k, int id, int threads, std::string note);
+Stmt zero_trip_split(Text cond, std::vector<Stmt> fills, std::string note);
+
+// Applies f to every reference in s (recursively).
+void for_each_ref(Stmt& s, const std::function<void(Text::Piece&)>& f);
 
 // Resolves every ZeroTripSplit in `body` (recursively) by tail duplication: the statements after
 // the marker run once with the init fills (the loop ran no iteration) and once without. The
@@ -66,7 +104,9 @@ Stmt zero_trip_split(std::string cond, std::vector<Stmt> fills, std::string note
 // ptxas spill a 64x256 accumulator, and never selected element by element.
 void split_zero_trip(std::vector<Stmt>& body);
 
-// Prints statements at `indent` spaces.
-void print(const std::vector<Stmt>& body, int indent, std::string& out);
+// Prints statements at `indent` spaces; `name(value, age)` resolves references.
+using Namer = std::function<std::string(int value, int age)>;
+void print(const std::vector<Stmt>& body, int indent, const Namer& name, std::string& out);
+std::string render(const Text& t, const Namer& name);
 
 }  // namespace sched2cu::emit

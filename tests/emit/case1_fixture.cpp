@@ -30,7 +30,9 @@ sgraph::ScheduleGraph case1_handwritten_graph(const std::string& ttgir_path,
   for (int a : f.args) g.kernel.params.push_back({f.value(a).name, f.value(a).type.str(), a});
   g.target = {"sm_90a", 232448, 65536, 255, 1024};
   g.launch.warpgroups = 3;
-  g.launch.grid = {"cdiv(M, 128)", "cdiv(N, 256)", "1"};
+  g.launch.grid = {sgraph::parse_grid_expr("cdiv(M, 128)", "fixture"),
+                   sgraph::parse_grid_expr("cdiv(N, 256)", "fixture"),
+                   sgraph::GridExpr::integer(1)};
   g.launch.raster_group = 8;
   g.launch.roles = {{0, "producer", "producer", {0}, 40, -1, 1},
                     {1, "consumer", "consumer", {1, 2}, 232, 0, 2}};

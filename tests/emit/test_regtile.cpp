@@ -1,7 +1,8 @@
-// Emitter tests of register-tile epilogues (docs/emitter.md, "Register tiles in the epilogue"):
-// a load the graph gives no shared memory becomes direct global loads in the accumulator layout,
-// extf is a view of the packed tile, elementwise f32 math uses the runtime's tile ops (widening
-// a packed operand on the fly or first), and what is not lowered fails with the op.
+// Emitter tests of register-tile epilogues (docs/emitter.md, "Register values and layouts"): a
+// load the graph gives no shared memory becomes direct global loads in the accumulator layout,
+// extf is a view of the packed tile, elementwise f32 math is one tile_map per op whose operands
+// are read through layout adapters (a packed operand widened on the fly), and an op the table
+// does not hold fails with the op.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -48,10 +49,10 @@ TEST(EmitRegisterTiles, FunctionScopeLoadAndElementwiseGolden) {
       out.find("static_cast<const __half*>(d_ptr), b_desc_17, v0_31 + slice * 64, v1_32, M, N)"),
       std::string::npos);
   EXPECT_EQ(out.find("map_d_desc"), std::string::npos);
-  EXPECT_EQ(count(out, "acc_unpack<__half>("), 2u);  // subf's first operand is widened first
-  EXPECT_EQ(count(out, "acc_sub(s_"), 2u);
-  EXPECT_EQ(count(out, "acc_mul_packed<__half>("), 2u);
-  EXPECT_EQ(count(out, "acc_max_packed<__half>("), 2u);  // maxnumf(packed, x): swapped
+  // subf(d, acc): the packed tile is the first operand, read through widen<>, no copy first.
+  EXPECT_EQ(count(out, "return x0 - x1; }, widen<__half>(d_"), 2u);
+  EXPECT_EQ(count(out, "return x0 * x1; }, tile(s_"), 2u);
+  EXPECT_EQ(count(out, "return fmaxf(x0, x1); }, widen<__half>(d_"), 2u);
 }
 
 // case5: the bias load is emitted in the consumer role after the K loop's drain (the scheduler
@@ -61,26 +62,43 @@ TEST(EmitRegisterTiles, Case5BiasLoadFollowsTheKLoopInTheConsumer) {
       sched2cu::sgraph::read_schedule_graph(kSrc / "examples/case5_addmm_bias/schedule_graph.json");
   std::string out = emit(g);
   EXPECT_EQ(count(out, "packed_load_global<__half>("), 2u);
-  EXPECT_EQ(count(out, "acc_add_packed<__half>("), 2u);
+  EXPECT_EQ(count(out, "widen<__half>(bias_"), 2u);  // added on the fly, no f32 copy of it
   const size_t consumer = out.find("setmaxnreg_inc<");
   const size_t drain = out.find("wgmma_wait<0>();");
   const size_t load = out.find("packed_load_global<");
   ASSERT_NE(consumer, std::string::npos);
   EXPECT_LT(consumer, drain);
   EXPECT_LT(drain, load);
-  EXPECT_LT(load, out.find("acc_add_packed<"));
+  EXPECT_LT(load, out.find("widen<__half>(bias_"));
   EXPECT_EQ(out.find("map_bias_desc"), std::string::npos);  // no TMA for the bias
 }
 
-// maximumf propagates NaN (fmaxf does not): never silently lowered as acc_max.
-TEST(EmitRegisterTiles, MaximumfIsAnErrorNamingTheOp) {
+// maximumf propagates NaN (fmaxf does not): lowered with its own NaN check, never as maxnum.
+TEST(EmitRegisterTiles, MaximumfKeepsItsNaNSemantics) {
   auto g = sched2cu::sgraph::read_schedule_graph(kSrc / "tests/emit/regload.schedule_graph.json");
   for (auto& op : g.ir.functions.at(0).ops)
     if (op.name == "arith.maxnumf") op.name = "arith.maximumf";
+  std::string out = emit(g);
+  EXPECT_EQ(count(out, "(x0 != x0 || x1 != x1) ? __int_as_float(0x7fc00000) : fmaxf(x0, x1)"), 2u);
+}
+
+// An op the table does not hold is an error naming the op, its TTGIR line and its Python line.
+TEST(EmitRegisterTiles, OpMissingFromTheTableNamesItsLines) {
+  auto g = sched2cu::sgraph::read_schedule_graph(kSrc / "tests/emit/regload.schedule_graph.json");
+  int id = -1;
+  for (auto& op : g.ir.functions.at(0).ops)
+    if (op.name == "arith.maxnumf") {
+      op.name = "math.erf";
+      id = op.id;
+    }
   try {
     emit(g);
     FAIL() << "expected an error";
   } catch (const sched2cu::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("arith.maximumf"), std::string::npos) << e.what();
+    const std::string m = e.what();
+    EXPECT_NE(m.find("op " + std::to_string(id) + " 'math.erf'"), std::string::npos) << m;
+    EXPECT_NE(m.find("not in the emitter's op table"), std::string::npos) << m;
+    EXPECT_NE(m.find("tests/emit/regload_input.ttgir:"), std::string::npos) << m;
+    EXPECT_NE(m.find("(from kernel.py:"), std::string::npos) << m;
   }
 }

@@ -1,5 +1,6 @@
-// Statement-IR tests: the zero-trip split duplicates the rest of its block (recursively, and
-// inside nested loop bodies) and the printer refuses an unresolved split.
+// Statement-IR tests: value references print through the namer (ages name carried copies), the
+// zero-trip split duplicates the rest of its block (recursively, and inside nested loop bodies)
+// and the printer refuses an unresolved split.
 #include <gtest/gtest.h>
 
 #include "sched2cu/common/diag.h"
@@ -11,8 +12,41 @@ using namespace sched2cu::emit;
 
 std::string printed(const std::vector<Stmt>& body) {
   std::string out;
-  print(body, 0, out);
+  print(
+      body, 0, [](int v, int age) { return "v" + S(v) + (age ? "_c" + S(age) : ""); }, out);
   return out;
+}
+
+// Operands are value ids until printing; a reference with an age names the carried copy.
+TEST(StmtText, ReferencesResolveWhenPrinting) {
+  Text t = "acc = " + R(7) + " * " + Text::ref(3, 2) + ";";
+  ASSERT_EQ(t.pieces().size(), 5u);
+  EXPECT_EQ(t.pieces()[1].value, 7);
+  EXPECT_EQ(t.pieces()[3].age, 2);
+  std::vector<Stmt> body = {code(t, "node 4"), decl("AccTile<64, 128>", 9),
+                            decl("int", 5, R(7) + " + 1", true)};
+  EXPECT_EQ(printed(body),
+            "acc = v7 * v3_c2;  // node 4\n"
+            "AccTile<64, 128> v9;\n"
+            "const int v5 = v7 + 1;\n");
+  // Renaming is a lookup: re-age every reference without touching the text.
+  for_each_ref(body[0], [](Text::Piece& p) { p.age += 1; });
+  EXPECT_EQ(render(body[0].text, [](int v, int a) { return S(v) + ":" + S(a); }),
+            "acc = 7:1 * 3:3;");
+}
+
+// Synchronization statements print through the runtime's ring API (one arrival per warp).
+TEST(StmtPrint, RingProtocolStatements) {
+  std::vector<Stmt> body = {ring_op(Stmt::Kind::WaitFull, "ring0_0", "it0 + " + R(1), ""),
+                            ring_op(Stmt::Kind::Arm, "ring0_0", "it0", "", 49152),
+                            ring_op(Stmt::Kind::Release, "ring0_0", "it0 - 1", ""),
+                            mma_wait(1, {R(4)}, "")};
+  EXPECT_EQ(printed(body),
+            "ring0_0->wait_full(it0 + v1);\n"
+            "ring0_0->arm(it0, 49152u);\n"
+            "if ((threadIdx.x % 32) == 0) ring0_0->release(it0 - 1);\n"
+            "wgmma_wait<1>();\n"
+            "wgmma_fence_operand(v4);\n");
 }
 
 TEST(ZeroTripSplit, DuplicatesTheRestOfTheBlock) {

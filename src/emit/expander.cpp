@@ -1,0 +1,873 @@
+// The per-role modulo expander (docs/emitter.md, "Modulo expander"). For one role and one
+// scheduled loop it takes the role's nodes (plus the views and index math they need), lowers each
+// op once through the op table into a template, places it at its cycle (stage = cycle / II,
+// position = cycle mod II) together with the ring-protocol events the graph implies (wait for a
+// slot's data at its first reader, release it when its last reader completes, wait for a free
+// slot and arm it before the first load into it), and emits prologue, steady state and drain:
+// step k runs stage s of iteration k - s. A value read a steps after the step that defined it is
+// read from its carried copy `x_c<a>`, shifted at the start of every step. wgmma waits are derived
+// by simulating the emitted sequence for several trip counts: before a register read of an MMA
+// result, before a slot release and before a write to registers an MMA still reads, the depth is
+// the number of MMA groups issued since (minimum over every execution). Under ping-pong the
+// role's warpgroups take turns issuing each step's MMAs. Never reorders what the graph ordered.
+#include <algorithm>
+#include <climits>
+#include <functional>
+#include <map>
+
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+namespace {
+
+using sgraph::Loop;
+using sgraph::Node;
+
+struct Event {
+  enum class Kind { Op, WaitFull, WaitEmptyArm, Release } kind = Kind::Op;
+  int node = -1;  // Op
+  int ring = -1;  // ring events
+  long long t = 0;
+  int stage = 0;
+  long long pos = 0;
+  int rank = 1;                  // tie break at equal cycles: waits/arms 0, ops 1, releases 2
+  Lowered low;                   // Op
+  std::vector<int> mma_readers;  // Release: MMA nodes reading the slot
+  long long bytes = 0;           // WaitEmptyArm
+};
+
+// One statically emitted event instance: a section step (prologue p, steady state, drain e) and
+// the event, or -1 for the step's carry shifts.
+struct SInst {
+  int sec = 0;  // 0 prologue, 1 steady state, 2 drain
+  int step = 0;
+  int ev = -1;
+};
+
+struct Req {
+  int mma;   // node
+  int back;  // the MMA instance was issued `back` steps before (iteration = step - back - stage)
+};
+
+class Expander {
+ public:
+  Expander(Lower& L, int li) : L_(L), c_(L.c), li_(li), loop_(c_.g.loops.at(li)) {}
+  std::vector<Stmt> run();
+  std::vector<Stmt> decls;  // what run() declared (a nested loop's are hoisted by its parent)
+
+ private:
+  Lower& L_;
+  Ctx& c_;
+  const int li_;
+  const Loop& loop_;
+  ttgir::ForLoop fl_;
+  std::vector<int> nodes_;         // included node ids, op order
+  std::map<int, int> node_stage_;  // node -> normalized stage
+  std::map<int, int> def_node_;    // value -> defining node (results of included nodes)
+  std::map<int, int> yield_of_;    // iter_arg -> yielded value
+  std::map<int, int> max_age_;     // value -> largest age read
+  std::vector<Event> ev_;
+  int S_ = 1;
+  long long ii_ = 1;
+  std::vector<int> order_;  // event indices in body order
+  std::string k_, T_, it_;  // names of the step variable, trip count, ring counter base
+
+  const Node& node(int id) const { return loop_.nodes.at(static_cast<size_t>(id)); }
+  [[noreturn]] void fail(const std::string& msg) const { c_.fail(loop_.op, msg); }
+
+  void select_nodes();
+  void lower_nodes(std::vector<Stmt>& pre);
+  void make_events();
+  // Iteration index of an instance of stage s in section/step, as text and its least value.
+  Text iter_text(const SInst& si, int s) const;
+  long long iter_min(const SInst& si, int s) const;
+  std::vector<Stmt> instantiate(std::vector<Stmt> body, const SInst& si, int s);
+  int age_of(int value, int s_use) const;
+  std::vector<SInst> section(int sec, int step) const;
+  std::vector<Stmt> emit_step(const std::vector<SInst>& insts, const std::map<int, int>& waits,
+                              const std::map<int, std::vector<Text>>& fences);
+  void derive_waits(std::map<int, int>& waits, std::map<int, std::vector<Text>>& fences,
+                    bool& end_wait, std::vector<Text>& end_fence);
+  std::vector<Req> requirements(const SInst& si) const;
+  std::vector<std::pair<int, int>> writes(const SInst& si) const;  // (value, age)
+  std::vector<std::pair<int, int>> mma_regs(int node) const;       // issue-time variables
+  std::map<std::pair<int, int>, std::vector<SInst>> sinst_index_;
+  std::vector<SInst> all_;          // every static instance, in emission order
+  std::map<int, Lowered> lowered_;  // node -> its template
+  int sid(const SInst& si) const;
+};
+
+bool works_in(const Lower& L, int li) {
+  for (const auto& n : L.c.g.loops.at(static_cast<size_t>(li)).nodes) {
+    if (n.child_loop >= 0) {
+      if (works_in(L, n.child_loop)) return true;
+      continue;
+    }
+    if (n.role == L.r.id && n.pipeline != "NONE") return true;
+  }
+  return false;
+}
+
+// Values an op reads that are defined outside it (its operands and its regions' free values).
+std::vector<int> free_values(const ttgir::Function& f, int op) {
+  std::vector<int> out;
+  std::vector<int> stack{op};
+  std::set<int> inside;
+  while (!stack.empty()) {
+    const ttgir::Op& o = f.op(stack.back());
+    stack.pop_back();
+    for (int r : o.results) inside.insert(r);
+    for (const auto& rg : o.regions)
+      for (const auto& b : rg.blocks) {
+        for (int a : b.args) inside.insert(a);
+        for (int x : b.ops) stack.push_back(x);
+      }
+    for (int v : o.operands) out.push_back(v);
+  }
+  std::vector<int> res;
+  for (int v : out)
+    if (!inside.count(v) && std::find(res.begin(), res.end(), v) == res.end()) res.push_back(v);
+  return res;
+}
+
+void Expander::select_nodes() {
+  std::map<int, int> node_of_op;
+  for (const auto& n : loop_.nodes) node_of_op[n.op] = n.id;
+  for (const auto& n : loop_.nodes)
+    for (int r : c_.op(n.op).results) def_node_[r] = n.id;
+  std::set<int> in;
+  std::vector<int> work;
+  for (const auto& n : loop_.nodes) {
+    bool own =
+        n.child_loop >= 0 ? works_in(L_, n.child_loop) : n.role == L_.r.id && n.pipeline != "NONE";
+    if (own && in.insert(n.id).second) work.push_back(n.id);
+  }
+  while (!work.empty()) {
+    const int id = work.back();
+    work.pop_back();
+    const ttgir::Op& o = c_.op(node(id).op);
+    if (o.name == "ttg.local_alloc" && c_.buffer_of(o.id) != nullptr) continue;  // a view
+    for (int v : free_values(c_.f, o.id)) {
+      auto it = def_node_.find(v);
+      if (it == def_node_.end()) continue;  // outer value, iter_arg or induction variable
+      const Node& p = node(it->second);
+      const bool remat = p.pipeline == "NONE" || is_scalar_op(c_, p.op);
+      if (!remat && p.role != L_.r.id)
+        c_.fail(o.id, "reads %" + c_.f.value(v).name + ", computed in registers by role " +
+                          c_.role(p.role).name +
+                          ": values crossing roles through registers "
+                          "need a shared-memory channel (not implemented)");
+      if (in.insert(p.id).second) work.push_back(p.id);
+    }
+  }
+  // Iter_args read by included nodes pull in the nodes defining what is yielded into them.
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (int id : std::vector<int>(in.begin(), in.end()))
+      for (int v : free_values(c_.f, node(id).op))
+        for (size_t k = 0; k < fl_.iter_args.size(); ++k)
+          if (fl_.iter_args[k] == v) {
+            auto it = def_node_.find(fl_.yielded[k]);
+            if (it != def_node_.end() && in.insert(it->second).second) grew = true;
+          }
+  }
+  nodes_.assign(in.begin(), in.end());
+  std::sort(nodes_.begin(), nodes_.end(), [&](int a, int b) { return node(a).op < node(b).op; });
+}
+
+// Zero-initialized accumulators whose value on iteration 0 only ever reaches MMAs as their C
+// operand (directly or through multiplications): the zero folds into scale-d, so no fill runs
+// ahead of the wgmma chain (a fill there makes ptxas serialize the loop's wgmmas, C7515).
+bool foldable_chain(const Ctx& c, int value) {
+  const auto& users = c.f.value(value).users;
+  if (users.empty()) return false;
+  for (int u : users) {
+    const ttgir::Op& o = c.op(u);
+    if (o.name == "ttng.warp_group_dot" && o.operands.size() == 3 && o.operands[2] == value &&
+        o.operands[0] != value && o.operands[1] != value)
+      continue;
+    if (o.name == "arith.mulf" && !c.type(o.results.at(0)).is_scalar() &&
+        foldable_chain(c, o.results[0]))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+void Expander::lower_nodes(std::vector<Stmt>& pre) {
+  // The induction variable and the iter_args.
+  Val iv;
+  iv.lay = Lay::Scalar;
+  iv.elem = c_.type(fl_.iv).name;
+  iv.storage = fl_.iv;
+  L_.set(fl_.iv, iv);
+  for (size_t k = 0; k < fl_.iter_args.size(); ++k) {
+    const int ia = fl_.iter_args[k], y = fl_.yielded[k];
+    if (def_node_.count(y) && !node_stage_.count(def_node_.at(y)) &&
+        std::find(nodes_.begin(), nodes_.end(), def_node_.at(y)) == nodes_.end())
+      continue;  // carried by another role
+    yield_of_[ia] = y;
+    if (!def_node_.count(y))
+      fail("iter_arg " + S(static_cast<long long>(k)) +
+           " is yielded a value not computed in the loop (not implemented)");
+    Val v = L_.from_type(ia, loop_.op);
+    const Val& init = L_.val(fl_.inits[k], loop_.op);
+    const ttgir::Op* init_op = c_.f.def_op(fl_.inits[k]);
+    const ttgir::Attribute* lit = init_op ? init_op->attr("value") : nullptr;
+    const bool zero_init = init.lay == Lay::Splat && init_op && init_op->name == "arith.constant" &&
+                           lit && lit->kind == ttgir::Attribute::Kind::Dense &&
+                           lit->elems.size() == 1 && is_zero_literal(lit->elems[0]);
+    // An accumulator updated in place by one MMA (C = the iter_arg, D yielded straight back):
+    // one variable, no carried copy.
+    const ttgir::Op* yd = c_.f.def_op(y);
+    const bool inplace = v.lay == Lay::Acc && yd && yd->name == "ttng.warp_group_dot" &&
+                         yd->operands.at(2) == ia && c_.f.value(ia).users.size() == 1 &&
+                         c_.f.value(y).users.size() == 1;
+    if (inplace) v.storage = y;
+    if (zero_init && v.lay == Lay::Acc && foldable_chain(c_, ia)) v.zero_iter = ia;
+    L_.set(ia, v);
+    // The carried variable starts as the init value (what iteration -1 "yielded").
+    if (v.zero_iter >= 0) continue;
+    if (init.lay == Lay::Splat) {
+      const Text x = init.scalar.empty() ? R(init.scalar_value) : Text(init.scalar);
+      const char* fill = v.lay == Lay::Acc   ? "acc_fill"
+                         : v.lay == Lay::Row ? "row_fill"
+                         : v.lay == Lay::Col ? "col_fill"
+                                             : nullptr;
+      if (fill == nullptr) fail("iter_arg " + S(static_cast<long long>(k)) + ": unsupported init");
+      pre.push_back(code(Text(fill) + "(" + R(y) + ", " + x + ");",
+                         "iter_arg " + S(static_cast<long long>(k)) + " starts at its init"));
+    } else {
+      pre.push_back(code(R(y) + " = " + R(init.storage) + ";",
+                         "iter_arg " + S(static_cast<long long>(k)) + " starts at its init"));
+    }
+  }
+}
+
+void Expander::make_events() {
+  // Normalize the role's stages (its earliest node is in stage 0 of the role).
+  long long tmin = LLONG_MAX;
+  for (int id : nodes_) tmin = std::min<long long>(tmin, node(id).cycle);
+  ii_ = loop_.ii;
+  const long long base = tmin == LLONG_MAX ? 0 : tmin / ii_ * ii_;
+  auto place = [&](Event& e) {
+    e.t -= base;
+    e.stage = static_cast<int>(e.t / ii_);
+    e.pos = e.t % ii_;
+  };
+  for (int id : nodes_) {
+    Event e;
+    e.kind = Event::Kind::Op;
+    e.node = id;
+    e.t = node(id).cycle;
+    e.low = lowered_.at(id);
+    place(e);
+    node_stage_[id] = e.stage;
+    ev_.push_back(std::move(e));
+  }
+  // Ring events from the channels (the buffers' readers and fills).
+  std::map<int, int> node_of_op;
+  for (int id : nodes_) node_of_op[node(id).op] = id;
+  for (const auto& ch : loop_.channels) {
+    const auto& ring = loop_.rings.at(static_cast<size_t>(ch.ring));
+    if (ch.consumer_role == L_.r.id) {
+      long long first = LLONG_MAX, last = -1;
+      std::vector<int> mma;
+      for (int b : ring.buffers)
+        for (int u : c_.g.buffers.at(static_cast<size_t>(b)).consumer_ops) {
+          auto it = node_of_op.find(u);
+          if (it == node_of_op.end()) continue;
+          const Node& r = node(it->second);
+          first = std::min<long long>(first, r.cycle);
+          last = std::max<long long>(last, r.cycle + r.latency);
+          if (r.pipeline == "TC") mma.push_back(r.id);
+        }
+      if (last < 0) continue;
+      Event w;
+      w.kind = Event::Kind::WaitFull;
+      w.ring = ch.ring;
+      w.t = first;
+      w.rank = 0;
+      place(w);
+      ev_.push_back(w);
+      Event r;
+      r.kind = Event::Kind::Release;
+      r.ring = ch.ring;
+      r.t = last;
+      r.rank = 2;
+      r.mma_readers = mma;
+      place(r);
+      ev_.push_back(r);
+    }
+    if (ch.producer_role == L_.r.id) {
+      long long first = LLONG_MAX;
+      for (int b : ring.buffers) {
+        const ttgir::Op& alloc = c_.op(c_.g.buffers.at(static_cast<size_t>(b)).producer_op);
+        const ttgir::Op* ld = alloc.operands.empty() ? nullptr : c_.f.def_op(alloc.operands[0]);
+        auto it = ld ? node_of_op.find(ld->id) : node_of_op.end();
+        if (it != node_of_op.end()) first = std::min<long long>(first, node(it->second).cycle);
+      }
+      if (first == LLONG_MAX) continue;
+      Event a;
+      a.kind = Event::Kind::WaitEmptyArm;
+      a.ring = ch.ring;
+      a.t = first;
+      a.rank = 0;
+      a.bytes = ch.expect_bytes;
+      place(a);
+      ev_.push_back(a);
+    }
+  }
+  for (const auto& e : ev_) S_ = std::max(S_, e.stage + 1);
+  order_.resize(ev_.size());
+  for (size_t i = 0; i < ev_.size(); ++i) order_[i] = static_cast<int>(i);
+  std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
+    const Event& x = ev_[static_cast<size_t>(a)];
+    const Event& y = ev_[static_cast<size_t>(b)];
+    const int nx = x.node >= 0 ? node(x.node).op : -1, ny = y.node >= 0 ? node(y.node).op : -1;
+    return std::tie(x.pos, x.t, x.rank, nx) < std::tie(y.pos, y.t, y.rank, ny);
+  });
+}
+
+Text Expander::iter_text(const SInst& si, int s) const {
+  if (si.sec == 0) return S(si.step - s);
+  if (si.sec == 1) return s == 0 ? Text(k_) : Text(k_ + " - " + S(s));
+  const int d = s - si.step;  // drain step e runs iteration T + e - s
+  return d == 0 ? Text(T_) : Text(T_ + " - " + S(d));
+}
+
+long long Expander::iter_min(const SInst& si, int s) const {
+  if (si.sec == 0) return si.step - s;
+  if (si.sec == 1) return S_ - 1 - s;
+  return S_ - 1 + si.step - s;  // the pipelined path runs only when T >= S - 1
+}
+
+int Expander::age_of(int value, int s_use) const {
+  auto it = def_node_.find(value);
+  if (it == def_node_.end() || !node_stage_.count(it->second)) return INT_MIN;
+  return s_use - node_stage_.at(it->second);
+}
+
+std::vector<Stmt> Expander::instantiate(std::vector<Stmt> body, const SInst& si, int s) {
+  const Text j = iter_text(si, s);
+  const long long jmin = iter_min(si, s);
+  const bool jlit = si.sec == 0;
+  auto resolve = [&](const Text& t) {
+    Text out;
+    for (const auto& p : t.pieces()) {
+      if (p.value < 0) {
+        out += p.s;
+        continue;
+      }
+      if (is_pseudo(p.value)) {
+        if ((p.value - kPseudo) / 3 != li_) {
+          out += Text::ref(p.value, p.age);  // another loop's: resolved by its expander
+          continue;
+        }
+        const int kind = (p.value - kPseudo) % 3;
+        if (kind == 0) out += Text(it_) + " + " + (jlit ? Text(S(si.step - s)) : "(" + j + ")");
+        if (kind == 1) out += "(" + j + ")";
+        if (kind == 2)
+          out += jlit && jmin == 0 ? Text("ks > 0")
+                 : jmin >= 1       ? Text("1")
+                                   : "(" + j + " > 0 || ks > 0)";
+        continue;
+      }
+      if (p.value == fl_.iv) {
+        out += "(" + R(fl_.lb) + " + " + (jlit ? Text(S(si.step - s)) : "(" + j + ")") + " * " +
+               R(fl_.step) + ")";
+        continue;
+      }
+      int v = p.value, a;
+      if (yield_of_.count(v)) {  // an iter_arg: the previous iteration's yield
+        v = yield_of_.at(v);
+        a = age_of(v, s);
+        if (a != INT_MIN) ++a;
+      } else {
+        a = age_of(v, s);
+      }
+      if (a == INT_MIN) {
+        out += Text::ref(p.value, p.age);  // defined outside the loop
+        continue;
+      }
+      if (a < 0) c_.fail(loop_.op, "internal: a value is read before the stage that defines it");
+      if (a > 0) max_age_[v] = std::max(max_age_[v], a);
+      out += Text::ref(v, a);
+    }
+    return out;
+  };
+  std::function<void(std::vector<Stmt>&)> walk = [&](std::vector<Stmt>& v) {
+    for (auto& st : v) {
+      for (Text* t : {&st.text, &st.cond, &st.init, &st.step, &st.type, &st.var, &st.ctr, &st.bar})
+        *t = resolve(*t);
+      for (auto& a : st.acc) a = resolve(a);
+      for (auto& f : st.fence) f = resolve(f);
+      walk(st.body);
+      walk(st.else_body);
+    }
+  };
+  walk(body);
+  return body;
+}
+
+std::vector<SInst> Expander::section(int sec, int step) const {
+  std::vector<SInst> out;
+  out.push_back({sec, step, -1});
+  for (int e : order_) {
+    const int s = ev_[static_cast<size_t>(e)].stage;
+    const bool in = sec == 0 ? s <= step : sec == 1 ? true : s > step;
+    if (in) out.push_back({sec, step, e});
+  }
+  return out;
+}
+
+int Expander::sid(const SInst& si) const {
+  for (size_t i = 0; i < all_.size(); ++i)
+    if (all_[i].sec == si.sec && all_[i].step == si.step && all_[i].ev == si.ev)
+      return static_cast<int>(i);
+  return -1;
+}
+
+// The variables an MMA node's group reads or writes asynchronously, as named at its issue.
+std::vector<std::pair<int, int>> Expander::mma_regs(int n) const {
+  std::vector<std::pair<int, int>> out;
+  const int s = node_stage_.at(n);
+  for (const auto& e : ev_)
+    if (e.node == n)
+      for (const auto& t : e.low.mma_regs)
+        for (const auto& p : t.pieces())
+          if (p.value >= 0 && !is_pseudo(p.value)) {
+            int v = p.value, a = age_of(v, s);
+            if (yield_of_.count(p.value)) {
+              v = yield_of_.at(p.value);
+              a = age_of(v, s);
+              if (a != INT_MIN) ++a;
+            }
+            if (a != INT_MIN) out.emplace_back(v, a);
+          }
+  return out;
+}
+
+std::vector<Req> Expander::requirements(const SInst& si) const {
+  std::vector<Req> out;
+  auto mma_of = [&](int v) -> int {
+    auto it = def_node_.find(v);
+    if (it == def_node_.end() || !node_stage_.count(it->second)) return -1;
+    return node(it->second).pipeline == "TC" ? it->second : -1;
+  };
+  if (si.ev < 0) {  // carry shifts read the previous copies
+    for (const auto& [v, amax] : max_age_) {
+      const int m = mma_of(v);
+      if (m >= 0)
+        for (int a = 1; a <= amax; ++a) out.push_back({m, a});
+    }
+    return out;
+  }
+  const Event& e = ev_[static_cast<size_t>(si.ev)];
+  if (e.kind == Event::Kind::Release) {
+    // The reader of iteration j issued in step j + stage(reader); the release of iteration j
+    // runs in step j + stage(release).
+    for (int m : e.mma_readers) out.push_back({m, e.stage - node_stage_.at(m)});
+    return out;
+  }
+  if (e.kind != Event::Kind::Op || e.low.mma) return out;
+  // Register reads of MMA results: each reference (value, age) was defined `age` steps ago.
+  std::vector<Stmt> body = e.low.body;
+  std::function<void(const std::vector<Stmt>&)> scan = [&](const std::vector<Stmt>& v) {
+    for (const auto& st : v) {
+      for (const Text* t : {&st.text, &st.cond, &st.init, &st.var})
+        for (const auto& p : t->pieces()) {
+          if (p.value < 0 || is_pseudo(p.value)) continue;
+          int val = p.value, a;
+          if (yield_of_.count(val)) {
+            val = yield_of_.at(val);
+            a = age_of(val, e.stage);
+            if (a != INT_MIN) ++a;
+          } else {
+            a = age_of(val, e.stage);
+          }
+          const int m = mma_of(val);
+          if (m >= 0 && a != INT_MIN) out.push_back({m, a});
+        }
+      scan(st.body);
+      scan(st.else_body);
+    }
+  };
+  scan(body);
+  return out;
+}
+
+std::vector<std::pair<int, int>> Expander::writes(const SInst& si) const {
+  std::vector<std::pair<int, int>> out;
+  if (si.ev < 0) {
+    for (const auto& [v, amax] : max_age_)
+      for (int a = 1; a <= amax; ++a) out.emplace_back(v, a);
+    return out;
+  }
+  const Event& e = ev_[static_cast<size_t>(si.ev)];
+  if (e.kind != Event::Kind::Op || e.low.mma) return out;
+  for (int r : c_.op(node(e.node).op).results) out.emplace_back(r, 0);
+  return out;
+}
+
+// Simulates the emitted sequence for trip counts S - 1 .. S + 6 and derives, per static
+// instance, the deepest wgmma.wait_group that still completes every MMA it needs (register reads
+// of MMA results, slot releases, writes to registers an MMA still reads), and what to fence.
+void Expander::derive_waits(std::map<int, int>& waits, std::map<int, std::vector<Text>>& fences,
+                            bool& end_wait, std::vector<Text>& end_fence) {
+  struct Dyn {
+    int sid;
+    long long step;
+  };
+  auto sequence = [&](long long T) {
+    std::vector<Dyn> seq;
+    auto add = [&](int sec, int step, long long k) {
+      for (const auto& si : section(sec, step)) seq.push_back({sid(si), k});
+    };
+    if (S_ == 1) {
+      for (long long k = 0; k < T; ++k) add(1, 0, k);
+    } else {
+      for (int p = 0; p + 1 < S_; ++p) add(0, p, p);
+      for (long long k = S_ - 1; k < T; ++k) add(1, 0, k);
+      for (int e = 0; e + 1 < S_; ++e) add(2, e, T + e);
+    }
+    return seq;
+  };
+  // Issue-time registers of each MMA node.
+  std::map<int, std::vector<std::pair<int, int>>> regs;
+  for (int id : nodes_)
+    if (node(id).pipeline == "TC") regs[id] = mma_regs(id);
+  auto text_of = [&](int m) {
+    std::vector<Text> out;
+    for (const auto& [v, a] : regs[m]) out.push_back(Text::ref(v, a));
+    return out;
+  };
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    end_wait = false;
+    std::map<int, std::set<int>> completed_by;  // sid -> MMA nodes it completes
+    for (long long T = std::max(0, S_ - 1); T <= S_ + 6; ++T) {
+      const auto seq = sequence(T);
+      std::vector<std::pair<int, long long>> issued;  // (node, iteration) in issue order
+      std::vector<char> done;
+      for (const auto& d : seq) {
+        const SInst& si = all_[static_cast<size_t>(d.sid)];
+        auto need = [&](int m, long long iter) {
+          if (iter < 0) return;
+          long long idx = -1;
+          for (long long i = static_cast<long long>(issued.size()) - 1; i >= 0; --i)
+            if (issued[static_cast<size_t>(i)].first == m &&
+                issued[static_cast<size_t>(i)].second == iter) {
+              idx = i;
+              break;
+            }
+          if (idx < 0 || done[static_cast<size_t>(idx)]) return;
+          const int n = static_cast<int>(issued.size() - 1 - static_cast<size_t>(idx));
+          auto it = waits.find(d.sid);
+          if (it == waits.end() || it->second > n) {
+            waits[d.sid] = n;
+            changed = true;
+          }
+        };
+        for (const auto& r : requirements(si)) need(r.mma, d.step - r.back - node_stage_.at(r.mma));
+        // Writes to variables an in-flight MMA uses.
+        for (const auto& w : writes(si))
+          for (size_t i = 0; i < issued.size(); ++i) {
+            if (done[i]) continue;
+            for (const auto& rv : regs[issued[i].first])
+              if (rv == w) need(issued[i].first, issued[i].second);
+          }
+        auto it = waits.find(d.sid);
+        if (it != waits.end()) {
+          const long long keep = it->second;
+          for (long long i = 0; i + keep < static_cast<long long>(issued.size()); ++i)
+            if (!done[static_cast<size_t>(i)]) {
+              done[static_cast<size_t>(i)] = 1;
+              completed_by[d.sid].insert(issued[static_cast<size_t>(i)].first);
+            }
+        }
+        if (si.ev >= 0) {
+          const Event& e = ev_[static_cast<size_t>(si.ev)];
+          if (e.kind == Event::Kind::Op && e.low.mma) {
+            issued.emplace_back(e.node, d.step - e.stage);
+            done.push_back(0);
+          }
+        }
+      }
+      for (size_t i = 0; i < issued.size(); ++i)
+        if (!done[i]) {
+          end_wait = true;
+          completed_by[-1].insert(issued[i].first);
+        }
+    }
+    fences.clear();
+    end_fence.clear();
+    for (const auto& [s, ms] : completed_by)
+      for (int m : ms) {
+        auto t = text_of(m);
+        auto& dst = s < 0 ? end_fence : fences[s];
+        dst.insert(dst.end(), t.begin(), t.end());
+      }
+    if (!changed) break;
+  }
+}
+
+std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
+                                      const std::map<int, int>& waits,
+                                      const std::map<int, std::vector<Text>>& fences) {
+  std::vector<Stmt> out;
+  int first_mma = -1, last_mma = -1;
+  for (size_t i = 0; i < insts.size(); ++i)
+    if (insts[i].ev >= 0 && ev_[static_cast<size_t>(insts[i].ev)].low.mma) {
+      if (first_mma < 0) first_mma = static_cast<int>(i);
+      last_mma = static_cast<int>(i);
+    }
+  const bool turns = L_.r.pingpong && first_mma >= 0;
+  const int threads = 256;
+  for (size_t i = 0; i < insts.size(); ++i) {
+    const SInst& si = insts[i];
+    const int id = sid(si);
+    auto w = waits.find(id);
+    if (w != waits.end()) {
+      auto f = fences.find(id);
+      out.push_back(mma_wait(w->second, f == fences.end() ? std::vector<Text>{} : f->second,
+                             w->second == 0
+                                 ? "every wgmma group of this role is done"
+                                 : "the newest " + S(w->second) + " wgmma group(s) may still run"));
+    }
+    if (si.ev < 0) {
+      for (const auto& [v, amax] : max_age_)
+        for (int a = amax; a >= 1; --a) {
+          // In prologue step p, copy a - 1 holds a value only once its stage has run (or for a
+          // carried yield, which starts at its init).
+          const bool carried = std::any_of(yield_of_.begin(), yield_of_.end(),
+                                           [&](const auto& kv) { return kv.second == v; });
+          if (si.sec == 0 && !carried && age_of(v, si.step) < a) continue;
+          out.push_back(code(
+              Text::ref(v, a) + " = " + Text::ref(v, a - 1) + ";",
+              a == amax ? "carried copies of " + c_.note(c_.f.value(v).def_op) : std::string()));
+        }
+      continue;
+    }
+    const Event& e = ev_[static_cast<size_t>(si.ev)];
+    const Text ctr =
+        Text(it_) + " + " +
+        (si.sec == 0 ? Text(S(si.step - e.stage)) : "(" + iter_text(si, e.stage) + ")");
+    const std::string ring = e.ring >= 0 ? c_.ring_name(li_, e.ring) : std::string();
+    switch (e.kind) {
+      case Event::Kind::WaitFull:
+        out.push_back(ring_op(Stmt::Kind::WaitFull, ring, ctr,
+                              "ring " + S(e.ring) + ": data landed, stage " + S(e.stage)));
+        break;
+      case Event::Kind::WaitEmptyArm:
+        out.push_back(
+            ring_op(Stmt::Kind::WaitEmpty, ring, ctr, "ring " + S(e.ring) + ": slot free"));
+        out.push_back(ring_op(Stmt::Kind::Arm, ring, ctr,
+                              "ring " + S(e.ring) + ": expect " + S(e.bytes) + " B", e.bytes));
+        break;
+      case Event::Kind::Release:
+        out.push_back(ring_op(Stmt::Kind::Release, ring, ctr,
+                              "ring " + S(e.ring) + ": every reader is done, stage " + S(e.stage)));
+        break;
+      case Event::Kind::Op: {
+        if (turns && static_cast<int>(i) == first_mma)
+          out.push_back(
+              code("named_bar_sync(" + S(c_.bar_turn(0)) + " + slice, " + S(threads) + ");",
+                   "ping-pong: this warpgroup's turn to issue its MMAs"));
+        const Node& n = node(e.node);
+        auto body = instantiate(e.low.body, si, e.stage);
+        const std::string where = "node " + S(n.id) + ", stage " + S(e.stage);
+        if (!body.empty())
+          body[0].note = body[0].note.empty() ? where : body[0].note + ", " + where;
+        out.insert(out.end(), body.begin(), body.end());
+        if (turns && static_cast<int>(i) == last_mma)
+          out.push_back(code("named_bar_arrive(" + S(c_.bar_turn(0)) + " + (slice + 1) % " +
+                                 S(L_.r.split_parts) + ", " + S(threads) + ");",
+                             "ping-pong: the next warpgroup's turn"));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Stmt> Expander::run() {
+  fl_ = c_.f.for_loop(loop_.op);
+  k_ = "k" + S(li_);
+  T_ = "T" + S(li_);
+  it_ = "it" + S(li_);
+  select_nodes();
+  std::vector<Stmt> unused;
+  lower_nodes(unused);
+  // Every included node once, in program order; nested loops recursively (their code is the
+  // super-node's template).
+  for (int id : nodes_) {
+    const Node& n = node(id);
+    if (n.child_loop >= 0) {
+      Expander inner(L_, n.child_loop);
+      Lowered low;
+      low.body = inner.run();
+      low.decls = inner.decls;
+      lowered_[id] = low;
+    } else {
+      lowered_[id] = L_.lower(n.op);
+    }
+  }
+  make_events();
+  if (S_ == 1) {
+    all_ = section(1, 0);
+  } else {
+    for (int p = 0; p + 1 < S_; ++p)
+      for (const auto& si : section(0, p)) all_.push_back(si);
+    for (const auto& si : section(1, 0)) all_.push_back(si);
+    for (int e = 0; e + 1 < S_; ++e)
+      for (const auto& si : section(2, e)) all_.push_back(si);
+  }
+  // Instantiate once to learn every carried age; results are read after the last step.
+  for (const auto& si : all_)
+    if (si.ev >= 0)
+      instantiate(ev_[static_cast<size_t>(si.ev)].low.body, si,
+                  ev_[static_cast<size_t>(si.ev)].stage);
+  std::map<int, int> result_age;
+  for (size_t k = 0; k < fl_.results.size(); ++k) {
+    const int y = fl_.yielded[k];
+    if (!yield_of_.count(fl_.iter_args[k])) continue;  // another role's
+    const Val& yv = L_.val(y, loop_.op);
+    const bool inplace = L_.val(fl_.iter_args[k], loop_.op).storage == y;
+    const int a = inplace ? 0 : S_ - 1 - node_stage_.at(def_node_.at(y));
+    result_age[static_cast<int>(k)] = a;
+    if (a > 0) max_age_[y] = std::max(max_age_[y], a);
+    Val rv = yv;
+    rv.storage = fl_.results[k];
+    rv.zero_iter = -1;
+    L_.set(fl_.results[k], rv);
+    c_.alias[fl_.results[k]] = {y, a};
+  }
+  std::map<int, int> waits;
+  std::map<int, std::vector<Text>> fences;
+  bool end_wait = false;
+  std::vector<Text> end_fence;
+  derive_waits(waits, fences, end_wait, end_fence);
+
+  // Declarations: the nodes' register results and the carried copies.
+  std::vector<Stmt> out;
+  const std::string note = "loop " + S(li_) + " (" + c_.note(loop_.op) + "), II " + S(loop_.ii) +
+                           ", " + S(S_) + " stage(s) in role " + L_.r.name;
+  out.push_back(comment(note));
+  if (loop_.parent_loop < 0) {
+    // Ring-slot counters of this loop and every loop nested in it: they keep counting across
+    // the outer iterations, so ring phases never reset.
+    std::vector<int> nest{li_};
+    for (size_t i = 0; i < nest.size(); ++i)
+      for (const auto& n : c_.g.loops.at(static_cast<size_t>(nest[i])).nodes)
+        if (n.child_loop >= 0) nest.push_back(n.child_loop);
+    for (int k : nest)
+      out.push_back(code("uint32_t it" + S(k) + " = 0;",
+                         "iterations of loop " + S(k) + " so far (ring slot and phase)"));
+  }
+  for (int id : nodes_)
+    for (const auto& d : lowered_.at(id).decls) decls.push_back(d);
+  for (const auto& [v, amax] : max_age_) {
+    const std::string ty = L_.ctype(L_.val(v, loop_.op), loop_.op);
+    for (int a = 1; a <= amax; ++a) {
+      Stmt d = decl(ty, v);
+      d.var = Text::ref(v, a);
+      decls.push_back(d);
+    }
+  }
+  // Scalar results read in a later step are hoisted out of their step's block.
+  std::set<int> hoisted;
+  for (const auto& [v, amax] : max_age_) hoisted.insert(v);
+  for (const auto& [k, a] : result_age) hoisted.insert(fl_.yielded[static_cast<size_t>(k)]);
+  for (auto& [id, low] : lowered_)
+    for (auto& st : low.body)
+      if (st.kind == Stmt::Kind::Decl && !st.var.pieces().empty() &&
+          hoisted.count(st.var.pieces()[0].value)) {
+        Stmt d = decl(st.type, st.var.pieces()[0].value);
+        decls.push_back(d);
+        st = code(st.var + " = " + st.init + ";", st.note);
+      }
+  for (auto& e : ev_)
+    if (e.kind == Event::Kind::Op) e.low = lowered_.at(e.node);
+  // The carried variables start as the inits (what iteration -1 yielded), every copy of them,
+  // so a loop that runs no iteration leaves its results at their inits.
+  std::vector<Stmt> inits;
+  lower_nodes(inits);
+  out.insert(out.end(), inits.begin(), inits.end());
+  for (size_t k = 0; k < fl_.iter_args.size(); ++k) {
+    const int y = fl_.yielded[k];
+    if (!yield_of_.count(fl_.iter_args[k])) continue;
+    if (L_.val(fl_.iter_args[k], loop_.op).zero_iter >= 0) continue;
+    auto it = max_age_.find(y);
+    for (int a = 1; it != max_age_.end() && a <= it->second; ++a)
+      out.push_back(code(Text::ref(y, a) + " = " + R(y) + ";"));
+  }
+  // Resident buffers this loop reads: wait for them once (their TMA was issued before the loops).
+  for (const auto& ch : c_.g.channels) {
+    if (ch.consumer_role != L_.r.id || L_.fn_waited.count(ch.id)) continue;
+    bool reads = false;
+    for (int u : c_.g.buffers.at(static_cast<size_t>(ch.buffer)).consumer_ops)
+      for (int id : nodes_) reads |= node(id).op == u;
+    if (!reads) continue;
+    out.push_back(bar_op(Stmt::Kind::BarWait, c_.fn_bar(ch.id), 0,
+                         "channel " + S(ch.id) + ": resident buffer " + S(ch.buffer) + " landed"));
+    L_.fn_waited.insert(ch.id);
+  }
+  const std::string ity = scalar_ctype(c_, c_.type(fl_.iv), loop_.op);
+  out.push_back(code("const " + ity + " " + T_ + " = " + R(fl_.ub) + " > " + R(fl_.lb) + " ? (" +
+                         R(fl_.ub) + " - " + R(fl_.lb) + " + " + R(fl_.step) + " - 1) / " +
+                         R(fl_.step) + " : 0;",
+                     "iterations of loop " + S(li_)));
+  auto step_code = [&](int sec, int step) { return emit_step(section(sec, step), waits, fences); };
+  if (S_ == 1) {
+    out.push_back(for_(ity + " " + k_ + " = 0", k_ + " < " + T_, "++" + k_, step_code(1, 0),
+                       "steady state: one stage"));
+  } else {
+    std::vector<Stmt> piped;
+    for (int p = 0; p + 1 < S_; ++p)
+      piped.push_back(block(step_code(0, p), "prologue step " + S(p) + ": stages 0.." + S(p)));
+    piped.push_back(for_(ity + " " + k_ + " = " + S(S_ - 1), k_ + " < " + T_, "++" + k_,
+                         step_code(1, 0), "steady state: step k runs stage s of iteration k - s"));
+    for (int e = 0; e + 1 < S_; ++e)
+      piped.push_back(
+          block(step_code(2, e), "drain step " + S(e) + ": stages " + S(e + 1) + ".." + S(S_ - 1)));
+    if (S_ > 2)
+      fail("a role with " + S(S_) +
+           " pipeline stages in one loop needs a path for trip counts "
+           "below " +
+           S(S_ - 1) + " (not implemented)");
+    out.push_back(if_(T_ + " >= " + S(S_ - 1), piped, "the pipelined loop needs T >= stages - 1"));
+  }
+  if (end_wait) out.push_back(mma_wait(0, end_fence, "every wgmma group of the loop is done"));
+  if (c_.g.loops.at(static_cast<size_t>(li_)).parent_loop >= 0)
+    out.push_back(code(it_ + " += " + T_ + ";", "ring slots used by this run of the loop"));
+  // Folded zero inits: a loop that ran no iteration leaves them unwritten (tail duplication).
+  std::vector<Stmt> fills;
+  for (size_t k = 0; k < fl_.iter_args.size(); ++k)
+    if (yield_of_.count(fl_.iter_args[k]) && L_.val(fl_.iter_args[k], loop_.op).zero_iter >= 0)
+      fills.push_back(
+          code("acc_fill(" + R(fl_.results[k]) + ", 0.0f);",
+               "iter_arg " + S(static_cast<long long>(k)) + " init (folded into scale-d)"));
+  if (!fills.empty())
+    out.push_back(zero_trip_split(T_ + " == 0", fills,
+                                  "loop " + S(li_) +
+                                      " ran no iteration: its accumulators hold "
+                                      "their init value"));
+  return out;
+}
+
+}  // namespace
+
+bool role_works_in(const Lower& L, int li) { return works_in(L, li); }
+
+std::vector<Stmt> expand_loop(Lower& L, int li) {
+  Expander x(L, li);
+  std::vector<Stmt> body = x.run();
+  std::vector<Stmt> out = x.decls;
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
+}  // namespace sched2cu::emit

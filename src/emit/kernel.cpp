@@ -1,0 +1,253 @@
+// The __global__ function body: shared-memory pointers and barrier setup from the plan, program
+// ids (with CTA rasterization), the function-scope scalar prologue shared by every role, and per
+// warpgroup role its share of the function: setmaxnreg, function-scope ops it needs, every loop
+// it works in (through the modulo expander) and, in the role owning the loop results, the ops
+// after the loops. Every decision is read from the graph; what cannot be lowered is an error
+// naming the op.
+#include <set>
+
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+namespace {
+
+bool is_view_op(const std::string& n) {
+  static const std::set<std::string> v = {
+      "tt.splat",          "arith.constant", "ttg.local_alloc", "tt.make_tensor_descriptor",
+      "ttg.memdesc_trans", "tt.expand_dims", "tt.broadcast",    "ttg.convert_layout"};
+  return v.count(n) != 0;
+}
+
+// The role owning the values a top-level loop yields (its results are used there), or -1.
+int result_role(const Ctx& c, int li) {
+  const auto& L = c.g.loops.at(static_cast<size_t>(li));
+  ttgir::ForLoop fl = c.f.for_loop(L.op);
+  int role = -1;
+  for (int y : fl.yielded) {
+    const ttgir::Op* d = c.f.def_op(y);
+    const sgraph::Node* n = d ? c.node_of(li, d->id) : nullptr;
+    if (n == nullptr || n->role < 0) c.fail(L.op, "a loop-carried value has no owning role");
+    if (role != -1 && role != n->role)
+      c.fail(L.op, "loop-carried values owned by several roles: not implemented yet");
+    role = n->role;
+  }
+  return role;
+}
+
+std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<int>& prologue) {
+  Lower L(c, r);
+  std::vector<Stmt> body;
+  for (const auto& p : c.g.kernel.params) {  // kernel arguments: scalars (pointers included)
+    Val v;
+    v.lay = Lay::Scalar;
+    v.elem = c.type(p.value).kind == ttgir::Type::Kind::Ptr ? "ptr" : c.type(p.value).name;
+    v.storage = p.value;
+    L.set(p.value, v);
+  }
+  const auto& top = c.f.top_ops();
+  for (int op : prologue)
+    for (int res : c.op(op).results) {
+      Val v;
+      v.lay = Lay::Scalar;
+      v.elem = c.type(res).name;
+      v.storage = res;
+      L.set(res, v);
+    }
+  std::set<int> pro(prologue.begin(), prologue.end());
+  int epi_role = -1;
+  for (size_t li = 0; li < c.g.loops.size(); ++li)
+    if (c.g.loops[li].parent_loop < 0) {
+      int rr = result_role(c, static_cast<int>(li));
+      if (rr >= 0) {
+        if (epi_role >= 0 && epi_role != rr)
+          c.fail(c.g.loops[li].op, "loop results owned by several roles: not implemented yet");
+        epi_role = rr;
+      }
+    }
+  bool after_loop = false;
+  for (int op : top) {
+    if (pro.count(op)) continue;
+    const ttgir::Op& o = c.op(op);
+    const int li = c.loop_index(op);
+    if (li >= 0) {
+      if (!role_works_in(L, li)) {
+        body.push_back(comment("loop " + S(li) + ": no work in this role"));
+        // Its results are not used in this role (the owner runs the code after the loops).
+      } else {
+        auto v = expand_loop(L, li);
+        body.insert(body.end(), v.begin(), v.end());
+        if (L.stores_in_flight) {
+          body.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait<0>();",
+                              "drain the last iteration's TMA stores before exit"));
+          L.stores_in_flight = false;
+        }
+      }
+      after_loop = true;
+      continue;
+    }
+    if (o.name == "scf.for") c.fail(op, "loop has no schedule in the graph");
+    if (o.name == "tt.return") continue;
+    if (after_loop && r.id != epi_role) continue;
+    if (!after_loop) {
+      // Before the loops: views everywhere, a resident TMA load in its channel's producer,
+      // register math in consumers.
+      if (o.name == "tt.descriptor_load") {
+        const auto& users = c.f.value(o.results.at(0)).users;
+        const sgraph::Buffer* b = users.size() == 1 ? c.buffer_of(users[0]) : nullptr;
+        const sgraph::FnChannel* ch = b ? c.fn_channel_of(b->id) : nullptr;
+        if (ch == nullptr)
+          c.fail(op, "a load before the loops needs a resident buffer and channel");
+        if (ch->producer_role != r.id) continue;
+      } else if (!is_view_op(o.name) && r.kind != "consumer") {
+        continue;
+      }
+    }
+    Lowered low = L.lower(op);
+    body.insert(body.end(), low.decls.begin(), low.decls.end());
+    body.insert(body.end(), low.body.begin(), low.body.end());
+  }
+  split_zero_trip(body);
+  std::vector<Stmt> out;
+  out.push_back(code(std::string(r.kind == "producer" ? "setmaxnreg_dec<" : "setmaxnreg_inc<") +
+                     S(r.regs) + ">();"));
+  if (r.warpgroups.size() > 1)
+    out.push_back(code("const int slice = wg - " + S(r.warpgroups.front()) + ";",
+                       "warpgroup slice of the role"));
+  if (r.pingpong) {
+    out.push_back(code("if (slice == 0) named_bar_arrive(" + S(c.bar_turn(0)) + ", 256);",
+                       "ping-pong: the first warpgroup takes the first turn"));
+    body.push_back(code("if (slice == 0) named_bar_sync(" + S(c.bar_turn(0)) + ", 256);",
+                        "ping-pong: absorb the last warpgroup's final turn hand-over"));
+  }
+  if (r.kind == "producer") {
+    // A producer only issues TMA: one elected thread runs all of it.
+    std::set<std::string> maps;
+    std::vector<Stmt> pre;
+    for (const auto& [op, d] : c.descs) {
+      bool loads = false;
+      for (int u : c.f.value(c.op(op).results.at(0)).users)
+        loads |= c.op(u).name == "tt.descriptor_load";
+      if (loads && !d.box.empty() && maps.insert(d.map).second)
+        pre.push_back(code("tma_prefetch_desc(&" + d.map + ");"));
+    }
+    pre.insert(pre.end(), body.begin(), body.end());
+    out.push_back(if_("warp_idx_in_warpgroup() == 0 && elect_one_sync()", pre,
+                      "one elected thread issues TMA"));
+  } else {
+    out.insert(out.end(), body.begin(), body.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string lower_kernel(Ctx& c) {
+  const auto& top = c.f.top_ops();
+  int first_loop = -1;
+  for (size_t i = 0; i < top.size(); ++i)
+    if (c.op(top[i]).name == "scf.for") {
+      first_loop = static_cast<int>(i);
+      break;
+    }
+  if (first_loop < 0) throw Error("emit: kernel has no loop: not implemented yet");
+  // Function-scope scalar prologue (index math) shared by every role.
+  std::vector<int> prologue;
+  std::vector<Stmt> pro;
+  {
+    Lower L0(c, c.g.launch.roles.at(0));
+    for (int i = 0; i < first_loop; ++i) {
+      const int op = top[static_cast<size_t>(i)];
+      if (!is_scalar_op(c, op)) continue;
+      prologue.push_back(op);
+      Lowered low = L0.lower(op);
+      pro.insert(pro.end(), low.body.begin(), low.body.end());
+    }
+  }
+  // Roles first: their lowering fixes the TMA boxes the head and the host need.
+  std::vector<Stmt> roles;
+  for (const sgraph::Role& r : c.g.launch.roles) {
+    int lo = r.warpgroups.front(), hi = r.warpgroups.back();
+    if (hi - lo + 1 != static_cast<int>(r.warpgroups.size()))
+      throw Error("emit: role " + r.name + ": non-contiguous warpgroups are not implemented");
+    std::string cond = lo == hi ? "wg == " + S(lo) : "wg >= " + S(lo) + " && wg <= " + S(hi);
+    roles.push_back(if_(cond, lower_role(c, r, prologue),
+                        "role " + S(r.id) + " " + r.name + " (" + r.kind + ", " + S(r.regs) +
+                            " regs" + (r.pingpong ? ", ping-pong" : "") + ")"));
+  }
+  std::vector<Stmt> chain;
+  for (size_t i = roles.size(); i-- > 0;) {
+    if (!chain.empty()) roles[i].else_body = chain;
+    chain = {roles[i]};
+  }
+  std::vector<Stmt> head;
+  head.push_back(code("uint8_t* const smem = smem_align<1024>(dyn_smem);"));
+  for (const auto& b : c.g.buffers)
+    head.push_back(
+        code("uint8_t* const " + c.buf_name(b.id) + " = smem + " + S(c.buf_offset.at(b.id)) + ";",
+             "buffer " + S(b.id) + ": " + S(b.depth) + " x " + S(b.bytes) + " B, " +
+                 c.note(b.producer_op)));
+  std::vector<Stmt> init;
+  for (size_t li = 0; li < c.g.loops.size(); ++li)
+    for (const auto& rg : c.g.loops[li].rings) {
+      auto off = c.ring_offset.find({static_cast<int>(li), rg.id});
+      if (off == c.ring_offset.end()) continue;
+      std::string name = c.ring_name(static_cast<int>(li), rg.id);
+      head.push_back(code("Ring<" + S(rg.depth) + ">* const " + name + " = reinterpret_cast<Ring<" +
+                              S(rg.depth) + ">*>(smem + " + S(off->second) + ");",
+                          "loop " + S(static_cast<long long>(li)) + " ring " + S(rg.id)));
+      for (const auto& ch : c.g.loops[li].channels)
+        if (ch.ring == rg.id)
+          init.push_back(
+              code(name + "->init(" + S(ch.full_arrivals) + ", " + S(ch.empty_arrivals) + ");",
+                   "channel " + S(ch.id) + ": role " + S(ch.producer_role) + " -> role " +
+                       S(ch.consumer_role)));
+    }
+  if (!c.g.channels.empty()) {
+    head.push_back(code("uint64_t* const fn_bar = reinterpret_cast<uint64_t*>(smem + " +
+                            S(c.fn_bar_offset.at(0)) + ");",
+                        "function-scope channels' full barriers"));
+    for (const auto& ch : c.g.channels)
+      init.push_back(code("mbar_init(" + c.fn_bar(ch.id) + ", " + S(ch.full_arrivals) + ");",
+                          "channel " + S(ch.id) + ": buffer " + S(ch.buffer) + ", role " +
+                              S(ch.producer_role) + " -> role " + S(ch.consumer_role)));
+  }
+  init.push_back(code("mbar_fence_init();"));
+  head.push_back(if_("threadIdx.x == 0", init));
+  head.push_back(code("__syncthreads();"));
+  head.push_back(code("const int wg = warpgroup_idx();"));
+  const int G = c.g.launch.raster_group;
+  if (G > 0) {
+    head.push_back(comment("CTA rasterization (launch.raster_group " + S(G) + "): groups of " +
+                           S(G) + " x-programs share the y-indexed operand in L2"));
+    head.push_back(code("const int cta_ = static_cast<int>(blockIdx.x);"));
+    head.push_back(code("const int group_ = " + S(G) + " * num_programs_y;"));
+    head.push_back(code("const int first_x_ = cta_ / group_ * " + S(G) + ";"));
+    head.push_back(code("const int gsize_ = min(num_programs_x - first_x_, " + S(G) + ");"));
+    head.push_back(code("const int program_id_x = first_x_ + cta_ % group_ % gsize_;"));
+    head.push_back(code("const int program_id_y = cta_ % group_ / gsize_;"));
+    head.push_back(code("const int program_id_z = 0;"));
+  } else {
+    head.push_back(code("const int program_id_x = static_cast<int>(blockIdx.x);"));
+    head.push_back(code("const int program_id_y = static_cast<int>(blockIdx.y);"));
+    head.push_back(code("const int program_id_z = static_cast<int>(blockIdx.z);"));
+  }
+  head.insert(head.end(), pro.begin(), pro.end());
+  head.insert(head.end(), chain.begin(), chain.end());
+  Namer name = [&](int value, int age) -> std::string {
+    if (is_pseudo(value)) throw Error("emit: internal: an unresolved loop counter reference");
+    if (age == 0) {
+      auto it = c.alias.find(value);
+      if (it != c.alias.end() && it->second.first != value)
+        return age == 0 && it->second.second == 0
+                   ? c.ident(it->second.first)
+                   : c.ident(it->second.first) + "_c" + S(it->second.second);
+    }
+    return age == 0 ? c.ident(value) : c.ident(value) + "_c" + S(age);
+  };
+  std::string out;
+  print(head, 2, name, out);
+  return out;
+}
+
+}  // namespace sched2cu::emit

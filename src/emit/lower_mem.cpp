@@ -1,0 +1,313 @@
+// Memory ops of the op table: shared-memory views (ttg.local_alloc), tensor-descriptor loads
+// (TMA into a ring slot or a resident buffer, or straight into registers when the graph gives
+// the load no buffer) and stores (registers -> swizzled staging -> TMA, as whole tiles, column
+// subtiles or row vectors). Ring protocol around them (waits, arms, releases) is the expander's.
+#include <algorithm>
+
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+
+Desc& desc_of(Ctx& c, const ttgir::Op& o) {
+  const ttgir::Op* d = c.f.def_op(o.operands.at(0));
+  auto it = d ? c.descs.find(d->id) : c.descs.end();
+  if (it == c.descs.end())
+    c.fail(o.id,
+           "its descriptor is not a tt.make_tensor_descriptor of the kernel (host-side tensor "
+           "descriptor arguments are not implemented yet)");
+  return it->second;
+}
+
+void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op) {
+  if (!d.box.empty() && d.box != box) c.fail(op, "descriptor used with two different TMA boxes");
+  d.box = std::move(box);
+}
+
+int64_t inner_box(const Ctx& c, const Desc& d, int op) {
+  if (d.block.size() != 2)
+    c.fail(op, "2-D TMA expected, got rank " + S(static_cast<long long>(d.block.size())));
+  if (d.swizzle == 0)
+    c.fail(op, "unswizzled 2-D TMA tiles are not implemented (wgmma needs a swizzle)");
+  int64_t w = d.swizzle / d.elem_bytes;
+  if (d.block[1] % w != 0 && d.block[1] > w)
+    c.fail(op, "block width is not a multiple of the swizzle span");
+  return std::min<int64_t>(w, d.block[1]);
+}
+
+void lower_local_alloc(Lower& L, const ttgir::Op& o, Lowered&) {
+  const sgraph::Buffer* b = L.c.buffer_of(o.id);
+  if (b == nullptr)
+    L.c.fail(o.id,
+             "no buffer of the schedule graph holds this local_alloc (registers written "
+             "to shared memory are not implemented yet)");
+  Val v;
+  v.lay = Lay::Smem;
+  v.buffer = b->id;
+  v.smem_trans = layout_transposed(L.c, L.c.type(o.results.at(0)), o.id);
+  v.storage = o.results[0];
+  L.set(o.results[0], v);
+}
+
+namespace {
+
+bool const_int_is(const Ctx& c, int v, long long want) {
+  const ttgir::Op* d = c.f.def_op(v);
+  if (d == nullptr || d->name != "arith.constant") return false;
+  const ttgir::Attribute* a = d->attr("value");
+  return a != nullptr && a->kind == ttgir::Attribute::Kind::Integer && a->ival == want;
+}
+
+// A load the graph gives no buffer: its users take it in the accumulator layout, so each
+// warpgroup loads its [rows/split, cols] slice straight from global memory into a packed 16-bit
+// tile (half the registers of f32), reading 0 outside the tensor as TMA would.
+void lower_register_load(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  const ttgir::Value& res = c.f.value(o.results.at(0));
+  for (int u : res.users) {
+    const ttgir::Op& uo = c.op(u);
+    if (uo.name != "ttg.convert_layout" ||
+        c.m.encoding_kind(c.type(uo.results.at(0))) != "ttg.nvidia_mma")
+      c.fail(o.id,
+             "a load without a shared-memory buffer must feed only ttg.convert_layout to the "
+             "#nvidia_mma accumulator layout (consumed in registers)");
+  }
+  if (res.users.empty()) c.fail(o.id, "load without users");
+  const ttgir::Op* mk = c.f.def_op(o.operands.at(0));
+  if (mk == nullptr || mk->name != "tt.make_tensor_descriptor")
+    c.fail(o.id, "its descriptor is not a tt.make_tensor_descriptor of the kernel");
+  const ttgir::Type& t = c.type(o.results.at(0));
+  if (t.shape.size() != 2 || o.operands.size() != 3 || mk->operands.size() != 5)
+    c.fail(o.id, "register loads of rank other than 2 are not implemented");
+  const std::string elem = t.element_type().name;
+  if (elem_bytes(elem) != 2) c.fail(o.id, "register loads of " + elem + " are not implemented");
+  if (!const_int_is(c, mk->operands[4], 1))
+    c.fail(o.id, "the descriptor's innermost stride must be the constant 1");
+  bool param = false;
+  for (const auto& p : c.g.kernel.params) param |= p.value == mk->operands[0];
+  if (!param) c.fail(o.id, "the descriptor base must be a kernel pointer argument");
+  Val v;
+  v.lay = Lay::Acc;
+  v.rows = L.split_rows(static_cast<int>(t.shape[0]), o.id);
+  v.cols = static_cast<int>(t.shape[1]);
+  v.elem = elem;
+  v.packed = true;
+  v.packed_t = cuda_elem(c, elem, o.id);
+  v.storage = o.results[0];
+  if (v.rows % 64 != 0 || v.cols % 8 != 0 || v.cols > 256)
+    c.fail(o.id, "tile [" + S(v.rows) + " rows per warpgroup, " + S(v.cols) +
+                     "] is not an accumulator-layout tile (rows % 64, cols % 8, cols <= 256)");
+  Text row = R(o.operands[1]);
+  if (L.split()) row += " + slice * " + S(v.rows);
+  const std::string& T = v.packed_t;
+  out.decls.push_back(decl(L.ctype(v, o.id), o.results[0], {}, false,
+                           c.note(o.id) + ": " + S(v.rows) +
+                               " rows per warpgroup, accumulator layout, no shared memory"));
+  out.body.push_back(code("packed_load_global<" + T + ">(" + R(o.results[0]) +
+                              ", static_cast<const " + T + "*>(" + R(mk->operands[0]) + "), " +
+                              R(mk->operands[3]) + ", " + row + ", " + R(o.operands[2]) + ", " +
+                              R(mk->operands[1]) + ", " + R(mk->operands[2]) + ");",
+                          "global -> registers, out of bounds reads 0 (TMA semantics)"));
+  L.set(o.results[0], v);
+}
+
+}  // namespace
+
+void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  const ttgir::Value& res = c.f.value(o.results.at(0));
+  const sgraph::Buffer* b = nullptr;
+  if (res.users.size() == 1 && c.op(res.users[0]).name == "ttg.local_alloc")
+    b = c.buffer_of(res.users[0]);
+  if (b == nullptr) {
+    for (int u : res.users)
+      if (c.buffer_of(u) != nullptr)
+        c.fail(o.id, "a TMA load must feed exactly one ttg.local_alloc");
+    return lower_register_load(L, o, out);
+  }
+  Desc& d = desc_of(c, o);
+  const std::string note = c.note(o.id) + " -> buffer " + S(b->id);
+  Text bar;
+  if (b->loop >= 0) {
+    const sgraph::Loop& loop = c.g.loops.at(static_cast<size_t>(b->loop));
+    if (b->ring < 0) c.fail(o.id, "its buffer has no ring");
+    bar = Text(c.ring_name(b->loop, b->ring)) + "->full_bar(" + counter_ref(b->loop) + ")";
+    bool ok = false;
+    for (const auto& ch : loop.channels)
+      ok |= ch.ring == b->ring && ch.producer_role == L.r.id && ch.mechanism == "tma";
+    if (!ok) c.fail(o.id, "no TMA channel from role " + L.r.name + " fills ring " + S(b->ring));
+  } else {
+    const sgraph::FnChannel* ch = c.fn_channel_of(b->id);
+    if (ch == nullptr || ch->producer_role != L.r.id)
+      c.fail(o.id, "no function-scope channel from role " + L.r.name + " fills buffer " + S(b->id));
+    bar = c.fn_bar(ch->id);
+    out.body.push_back(bar_op(Stmt::Kind::BarArm, bar, ch->expect_bytes,
+                              "channel " + S(ch->id) + ": expect " + S(ch->expect_bytes) + " B"));
+  }
+  const Text dst = L.slot_addr(*b);
+  std::vector<Stmt> copies;
+  if (d.block.size() == 1) {
+    fix_box(c, d, d.block, o.id);
+    copies.push_back(code("tma_load_1d(" + dst + ", &" + d.map + ", " + bar + ", " +
+                          R(o.operands.at(1)) + ");"));
+  } else {
+    const int64_t w = inner_box(c, d, o.id);
+    fix_box(c, d, {d.block[0], w}, o.id);
+    const int64_t nbox = d.block[1] / w;
+    const Text row = R(o.operands.at(1)), col = R(o.operands.at(2));
+    if (nbox == 1) {
+      copies.push_back(
+          code("tma_load_2d(" + dst + ", &" + d.map + ", " + bar + ", " + col + ", " + row + ");"));
+    } else {
+      copies.push_back(
+          for_("int j = 0", "j < " + S(nbox), "++j",
+               {code("tma_load_2d(" + dst + " + j * " + S(d.block[0] * d.swizzle) + ", &" + d.map +
+                     ", " + bar + ", " + col + " + j * " + S(w) + ", " + row + ");")},
+               "as " + S(nbox) + " boxes"));
+    }
+  }
+  out.body.push_back(tma_op(Stmt::Kind::TmaLoad, copies, bar, note));
+}
+
+namespace {
+
+// A 1-D store of a row vector (one f32 per row, e.g. a log-sum-exp): each warpgroup writes its
+// rows into its part of the staging buffer and one thread stores them as one box.
+void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgraph::Buffer& b,
+                std::vector<Stmt>& blk) {
+  Ctx& c = L.c;
+  if (d.block.size() != 1 || d.elem != "f32" || v.elem != "f32")
+    c.fail(o.id, "row-vector stores are implemented for 1-D f32 descriptors");
+  if (b.shape != std::vector<int>{v.rows * L.r.split_parts} || b.depth != 1)
+    c.fail(o.id, "staging buffer " + S(b.id) + " must hold the stored vector once");
+  fix_box(c, d, {v.rows}, o.id);
+  const Text stage = c.buf_name(b.id) + (L.split() ? " + slice * " + S(v.rows * 4LL) + "u" : "");
+  Text row = R(o.operands.at(1));
+  if (L.split()) row += " + slice * " + S(v.rows);
+  blk.push_back(
+      code("row_store_smem(reinterpret_cast<float*>(" + stage + "), " + R(v.storage) + ");"));
+  blk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
+  blk.push_back(code("warpgroup_sync(" + S(c.bar_warpgroup()) + " + wg);"));
+  blk.push_back(if_("thread_idx_in_warpgroup() == 0",
+                    {tma_op(Stmt::Kind::TmaStore,
+                            {code("tma_store_1d(&" + d.map + ", " + stage + ", " + row + ");"),
+                             code("tma_commit();")},
+                            {}, ""),
+                     code("tma_wait<0>();", "stored (and staging read) before exit")},
+                    "one thread stores the rows"));
+}
+
+}  // namespace
+
+void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  Desc& d = desc_of(c, o);
+  const Val& v = L.val(o.operands.back(), o.id);
+  const sgraph::Buffer* b = c.buffer_of(o.id);
+  if (b == nullptr) c.fail(o.id, "no staging buffer for this store in the schedule graph");
+  const int li = c.loop_of_op(o.id);
+  const bool in_loop = li >= 0;
+  if (b->loop >= 0 && b->loop != li)
+    c.fail(o.id, "staging buffer " + S(b->id) + " belongs to another loop");
+  std::vector<Stmt> blk;
+  if (c.overlay && b->loop < 0 && !L.role_synced) {
+    // The staging bytes overlay buffers other warpgroups of the role may still read.
+    blk.push_back(named_bar(Stmt::Kind::NamedSync, c.bar_role(),
+                            128 * static_cast<int>(L.r.warpgroups.size()),
+                            "role-wide: every warpgroup is done with what the staging overlays"));
+    L.role_synced = true;
+  }
+  if (v.lay == Lay::Row) {
+    if (in_loop) c.fail(o.id, "row-vector stores inside a loop are not implemented");
+    store_rows(L, o, d, v, *b, blk);
+    out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
+    return;
+  }
+  if (v.lay != Lay::Acc) c.fail(o.id, "the stored value is not a register tile");
+  if (v.packed) c.fail(o.id, "storing a loaded 16-bit register tile is not implemented");
+  if (v.elem != d.elem || elem_bytes(d.elem) != 2)
+    c.fail(o.id, "only 16-bit tile stores are implemented");
+  const int parts = L.r.split_parts;
+  if (d.block.size() != 2 || d.block[0] != static_cast<int64_t>(v.rows) * parts ||
+      d.block[1] != v.cols)
+    c.fail(o.id, "stored tile shape differs from the descriptor block");
+  const int64_t w = inner_box(c, d, o.id);
+  // Two staging forms (docs/emitter.md): the whole stored tile once, or a ring of `depth` column
+  // subtiles one TMA box wide (box ch uses slot ch % depth).
+  const bool whole = b->shape == std::vector<int>{v.rows * parts, v.cols} && b->depth == 1;
+  const bool sub = b->shape == std::vector<int>{v.rows * parts, static_cast<int>(w)} &&
+                   b->depth >= 2 && v.cols % w == 0;
+  if (!whole && !sub)
+    c.fail(o.id, "staging buffer " + S(b->id) + " must hold the stored [" +
+                     S(static_cast<long long>(v.rows) * parts) + ", " + S(v.cols) +
+                     "] tile once (depth 1) or be a ring of [" +
+                     S(static_cast<long long>(v.rows) * parts) + ", " + S(w) +
+                     "] subtiles (depth >= 2)");
+  fix_box(c, d, {v.rows, w}, o.id);
+  const long long box_bytes = static_cast<long long>(v.rows) * w * d.elem_bytes;
+  const long long nbox = v.cols / w;
+  const Text row = R(o.operands.at(1)), col = R(o.operands.at(2));
+  const Text rows = L.split() ? row + " + slice * " + S(v.rows) : row;
+  const std::string T = cuda_elem(c, d.elem, o.id);
+  if (in_loop) L.stores_in_flight = true;
+  std::vector<Stmt> chunk;
+  Text at;  // this box's staging bytes
+  if (whole) {
+    // Warpgroup k stages its rows as cols/w TMA boxes [rows][w] at k * slice bytes.
+    if (in_loop) {
+      // The previous iteration's stores may still be in flight (they overlap this iteration's
+      // main loop); wait until they have read the staging before anyone rewrites it.
+      blk.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();",
+                         "previous stores have read the staging"));
+      blk.push_back(code("warpgroup_sync(" + S(c.bar_warpgroup()) + " + wg);"));
+    }
+    blk.push_back(code(Text("uint8_t* const stage = ") + L.slot_addr(*b) +
+                       (parts > 1 ? " + slice * " + S(box_bytes * nbox) + "u" : "") + ";"));
+    at = "stage + ch * " + S(box_bytes) + "u";
+  } else {
+    // Slot s holds every warpgroup's [rows][w] box of one column subtile: warpgroup k's at
+    // s * slot bytes + k * box bytes. Box ch reuses the bytes of box ch - depth, so the storing
+    // thread first waits until at most depth - 1 of its stores are still reading.
+    blk.push_back(code(Text("uint8_t* const stage = ") + L.slot_addr(*b) +
+                       (parts > 1 ? " + slice * " + S(box_bytes) + "u" : "") + ";"));
+    if (in_loop)
+      // Stores of the previous iteration may still read any slot; box 0 waits for all of them
+      // (their count and slots depend on that iteration), later boxes for box ch - depth.
+      chunk.push_back(if_(
+          "thread_idx_in_warpgroup() == 0",
+          {code("if (ch == 0) tma_wait_read<0>(); else tma_wait_read<" + S(b->depth - 1) + ">();")},
+          "slot ch % " + S(b->depth) + " has been read by its last store"));
+    else
+      chunk.push_back(
+          if_("thread_idx_in_warpgroup() == 0", {code("tma_wait_read<" + S(b->depth - 1) + ">();")},
+              "the store of box ch - " + S(b->depth) + " (same slot) has read its bytes"));
+    chunk.push_back(code("warpgroup_sync(" + S(c.bar_warpgroup()) + " + wg);",
+                         "nobody writes the slot before that"));
+    at = "stage + (ch % " + S(b->depth) + ") * " + S(b->bytes) + "u";
+  }
+  // Box by box: convert box ch into its staging bytes, fence, sync the warpgroup, and let one
+  // thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1.
+  for (int s = 0; s < v.rows / 64; ++s)
+    chunk.push_back(code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at +
+                         ", " + R(v.storage) + ", " + S(s) + ", " + S(w) + " * ch, " + S(64LL * s) +
+                         ");"));
+  chunk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
+  chunk.push_back(
+      code("warpgroup_sync(" + S(c.bar_warpgroup()) + " + wg);", "the whole box is written"));
+  chunk.push_back(if_("thread_idx_in_warpgroup() == 0",
+                      {tma_op(Stmt::Kind::TmaStore,
+                              {code("tma_store_2d(&" + d.map + ", " + at + ", " + col + " + " +
+                                    S(w) + " * ch, " + rows + ");"),
+                               code("tma_commit();")},
+                              {}, "")},
+                      "one thread stores the box"));
+  blk.push_back(code("#pragma unroll"));
+  blk.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch", chunk,
+                     "convert to " + d.elem + " and store " + S(nbox) + " TMA boxes"));
+  if (!in_loop)
+    blk.push_back(if_("thread_idx_in_warpgroup() == 0",
+                      {code("tma_wait<0>();", "stores complete (and staging read) before exit")}));
+  out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
+}
+
+}  // namespace sched2cu::emit

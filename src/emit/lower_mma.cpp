@@ -1,0 +1,118 @@
+// ttng.warp_group_dot: one wgmma group per warpgroup (its 64-row slabs, K / k-step k-steps, one
+// commit). Operand majors come from the shared layouts (K-major A; B K-major when its layout is
+// transposed, as `k.T` through ttg.memdesc_trans gives, else MN-major); A from shared memory or
+// from registers (the packed or f32 accumulator tile a ttg.dot_op view names). The accumulator
+// starts from a zero constant or a folded zero init through scale-d, from a copy of its C operand,
+// or in place. Waits and ring releases around it are the expander's.
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+
+void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  const int A = o.operands.at(0), B = o.operands.at(1), C = o.operands.at(2);
+  const int D = o.results.at(0);
+  const ttgir::Type& ta = c.type(A);
+  const ttgir::Type& tb = c.type(B);
+  const Val& va = L.val(A, o.id);
+  const Val& vc = L.val(C, o.id);
+  Val vd = L.from_type(D, o.id);
+  if (vd.lay != Lay::Acc || vd.elem != "f32")
+    c.fail(o.id, "the accumulator must be an f32 #nvidia_mma tile");
+  const int64_t M = ta.shape.at(0), K = ta.shape.at(1), N = tb.shape.at(1);
+  const std::string ea = ta.element_type().name, eb = tb.element_type().name;
+  const int kstep = 32 / std::max(1, elem_bytes(ea));
+  if (elem_bytes(ea) == 0 || K % kstep != 0)
+    c.fail(o.id, "K = " + S(K) + " is not a multiple of the wgmma k-step " + S(kstep));
+  if (N % 8 != 0 || N > 256) c.fail(o.id, "wgmma N must be a multiple of 8 up to 256");
+  if (vd.rows != L.split_rows(static_cast<int>(M), o.id) || vd.cols != N)
+    c.fail(o.id, "accumulator shape differs from the MMA shape");
+  const std::string TA = cuda_elem(c, ea, o.id), TB = cuda_elem(c, eb, o.id);
+  const bool fp8 = elem_bytes(ea) == 1;
+
+  // B: K-major when the memdesc layout is transposed (the buffer is [N][K]), else MN-major.
+  const sgraph::Buffer& bb = L.smem_of(B, o.id);
+  const bool b_kmajor = L.val(B, o.id).smem_trans;
+  if (fp8 && !b_kmajor)
+    c.fail(o.id, "8-bit wgmma needs a K-major B operand (its layout asks for MN-major)");
+  const int swb = swizzle_of(c, tb, o.id);
+  if (swb == 0) c.fail(o.id, "wgmma operands need a swizzled shared layout");
+  const Text slot_b = L.slot_addr(bb);
+  const Text desc_b =
+      b_kmajor ? "wgmma_desc_k<" + S(swb) + ", " + S(bb.shape.at(0)) + ">(" + slot_b + ", ks)"
+               : "wgmma_desc_mn<" + S(swb) + ", " + S(bb.shape.at(0)) + ">(" + slot_b + ", ks)";
+  const std::string major_b = b_kmajor ? "Major::K" : "Major::MN";
+
+  // The accumulator's starting value.
+  Text scale = "1";
+  std::vector<Stmt> pre;
+  if (vc.lay == Lay::Splat) {
+    if (!vc.scalar.empty() && (vc.scalar == "0.0f" || vc.scalar == "0.000000e+00f")) {
+      scale = "ks > 0";  // D = A·B on the first k-step
+    } else {
+      pre.push_back(code("acc_fill(" + R(D) + ", " +
+                         (vc.scalar.empty() ? R(vc.scalar_value) : Text(vc.scalar)) + ");"));
+    }
+  } else if (vc.lay == Lay::Acc && !vc.packed && vc.elem == "f32") {
+    if (vc.zero_iter >= 0)  // zero on iteration 0: folded into scale-d (docs/emitter.md)
+      scale = fold_scale_ref(c.loop_index(c.f.value(vc.zero_iter).owner_op));
+    if (vc.storage != D)
+      pre.push_back(code(R(D) + " = " + R(vc.storage) + ";", "accumulate onto C"));
+  } else {
+    c.fail(o.id, "the C operand is not an f32 accumulator tile or a splat");
+  }
+
+  const int slabs = vd.rows / 64;
+  std::vector<Stmt> body;
+  body.push_back(code("wgmma_fence();"));
+  const int ksteps = static_cast<int>(K / kstep);
+  std::vector<Text> regs = {R(D)};
+  if (va.lay == Lay::Smem) {
+    const sgraph::Buffer& ba = L.smem_of(A, o.id);
+    if (va.smem_trans) c.fail(o.id, "an MN-major (transposed) A operand is not implemented");
+    const int swa = swizzle_of(c, ta, o.id);
+    if (swa == 0) c.fail(o.id, "wgmma operands need a swizzled shared layout");
+    const Text slot_a = L.slot_addr(ba);
+    for (int s = 0; s < slabs; ++s) {
+      // Rows of this slab: the warpgroup's slice of the A tile, then 64 * s.
+      const Text row0 =
+          L.split() ? "(slice * " + S(vd.rows) + " + " + S(64LL * s) + ")" : Text(S(64LL * s));
+      body.push_back(code("#pragma unroll"));
+      body.push_back(for_("int ks = 0", "ks < " + S(ksteps), "++ks",
+                          {code("wgmma_ss<" + S(N) + ", " + TA + ", " + TB + ", Major::K, " +
+                                major_b + ">(" + R(D) + ".v[" + S(s) + "], wgmma_desc_k<" + S(swa) +
+                                ", " + S(ba.shape.at(0)) + ">(" + slot_a + " + " + row0 + " * " +
+                                S(swa) + ", ks), " + desc_b + ", " + scale + ");")}));
+    }
+  } else if (va.lay == Lay::DotA) {
+    if (va.rows != vd.rows || va.cols != K) c.fail(o.id, "the register A operand's shape differs");
+    const int P = va.storage;
+    regs.push_back(R(P));
+    for (int s = 0; s < slabs; ++s) {
+      Text frag = va.packed ? "packed_to_a(a_, " + R(P) + ", " + S(s) + ", ks);"
+                            : "acc_to_a<" + TA + ">(a_, " + R(P) + ", " + S(s) + ", ks);";
+      if (!va.packed && va.elem != ea)
+        c.fail(o.id, "the register A operand must be converted to " + ea + " first");
+      body.push_back(code("#pragma unroll"));
+      body.push_back(for_("int ks = 0", "ks < " + S(ksteps), "++ks",
+                          {code("uint32_t a_[4];"), code(frag),
+                           code("wgmma_rs<" + S(N) + ", " + TA + ", " + TB + ", " + major_b + ">(" +
+                                R(D) + ".v[" + S(s) + "], a_, " + desc_b + ", " + scale + ");")}));
+    }
+  } else {
+    c.fail(o.id, "the A operand is neither shared memory nor a register dot operand");
+  }
+  body.push_back(code("wgmma_commit();"));
+  body.push_back(code("wgmma_fence_operand(" + R(D) + ");"));
+  out.decls.push_back(decl(L.ctype(vd, o.id), D, {}, false, c.note(o.id)));
+  out.body = pre;
+  out.body.push_back(mma_issue(body, regs, c.note(o.id)));
+  out.mma = true;
+  out.mma_regs = regs;
+  out.mma_c = C;
+  vd.storage = D;
+  L.set(D, vd);
+}
+
+}  // namespace sched2cu::emit

@@ -1,0 +1,329 @@
+// The op table: one lowering per op name, whether the op sits inside a scheduled loop or after
+// it (the expander only decides where and for which iteration the statements run). This file
+// holds the views, scalars, constants, elementwise math and reductions; memory ops are in
+// lower_mem.cpp and MMAs in lower_mma.cpp. An op missing from the table is an error naming it.
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+
+void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out);   // lower_mem.cpp
+void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out);  // lower_mem.cpp
+void lower_local_alloc(Lower& L, const ttgir::Op& o, Lowered& out);       // lower_mem.cpp
+void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out);               // lower_mma.cpp
+
+namespace {
+
+// A scalar op: one declaration of its result.
+void lower_scalar(Lower& L, const ttgir::Op& o, Lowered& out) {
+  const int res = o.results.at(0);
+  out.body.push_back(
+      decl(scalar_ctype(L.c, L.c.type(res), o.id), res, scalar_expr(L, o), true, L.c.note(o.id)));
+  Val v;
+  v.lay = Lay::Scalar;
+  v.elem = L.c.type(res).name;
+  v.storage = res;
+  L.set(res, v);
+}
+
+// The lambda text of an elementwise op over f32 elements x0, x1, ... (nullptr: not elementwise).
+const char* element_fn(const std::string& n) {
+  static const std::map<std::string, const char*> m = {
+      {"arith.addf", "x0 + x1"},
+      {"arith.subf", "x0 - x1"},
+      {"arith.mulf", "x0 * x1"},
+      {"arith.divf", "fast_div(x0, x1)"},  // div.full.f32, as Triton lowers f32 division
+      {"arith.maxnumf", "fmaxf(x0, x1)"},  // maxnum: a NaN operand loses
+      {"arith.minnumf", "fminf(x0, x1)"},
+      // maximum/minimum: a NaN operand wins
+      {"arith.maximumf", "(x0 != x0 || x1 != x1) ? __int_as_float(0x7fc00000) : fmaxf(x0, x1)"},
+      {"arith.minimumf", "(x0 != x0 || x1 != x1) ? __int_as_float(0x7fc00000) : fminf(x0, x1)"},
+      {"arith.negf", "-x0"},
+      {"math.exp2", "fast_exp2(x0)"},  // ex2.approx, as Triton lowers math.exp2 of f32
+      {"math.exp", "__expf(x0)"},
+      {"math.log2", "fast_log2(x0)"},
+      {"math.log", "__logf(x0)"},
+      {"math.sqrt", "sqrtf(x0)"},
+      {"math.rsqrt", "rsqrtf(x0)"},
+      {"math.absf", "fabsf(x0)"},
+  };
+  auto it = m.find(n);
+  return it == m.end() ? nullptr : it->second;
+}
+
+std::string lambda(size_t arity, const std::string& body) {
+  std::string s = "[](";
+  for (size_t i = 0; i < arity; ++i)
+    s += (i ? ", float x" : "float x") + S(static_cast<long long>(i));
+  return s + ") { return " + body + "; }";
+}
+
+// Elementwise f32 math on tiles, row or column vectors (operands read through layout adapters),
+// or on scalars.
+void lower_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
+  if (is_scalar_op(L.c, o.id)) return lower_scalar(L, o, out);
+  const int res = o.results.at(0);
+  if (L.c.type(res).element_type().name != "f32")
+    L.c.fail(o.id, "elementwise tensor math on " + L.c.type(res).element_type().name +
+                       " is not implemented (f32 only)");
+  bool uniform = true;
+  int zero = -1;
+  for (int v : o.operands) {
+    const Val& a = L.val(v, o.id);
+    uniform &= a.lay == Lay::Splat;
+    if (a.zero_iter >= 0 && o.name == "arith.mulf") zero = a.zero_iter;
+  }
+  const std::string fn = lambda(o.operands.size(), element_fn(o.name));
+  if (uniform) {
+    // A uniform tensor: compute its one value as a scalar.
+    Text call = "(" + fn + ")(";
+    for (size_t i = 0; i < o.operands.size(); ++i) {
+      const Val& a = L.val(o.operands[i], o.id);
+      call += (i ? ", " : "") + (a.scalar.empty() ? R(a.scalar_value) : Text(a.scalar));
+    }
+    out.body.push_back(decl("float", res, call + ")", true, L.c.note(o.id)));
+    Val v;
+    v.lay = Lay::Splat;
+    v.elem = "f32";
+    v.scalar_value = res;
+    v.storage = res;
+    L.set(res, v);
+    return;
+  }
+  Val v = L.from_type(res, o.id);
+  v.zero_iter = zero;
+  const char* map = v.lay == Lay::Acc   ? "tile_map"
+                    : v.lay == Lay::Row ? "row_map"
+                    : v.lay == Lay::Col ? "col_map"
+                                        : nullptr;
+  if (map == nullptr) L.c.fail(o.id, "elementwise math in this layout is not implemented");
+  Text call = Text(map) + "(" + R(res) + ", " + fn;
+  for (int a : o.operands) call += ", " + L.operand(a, v.lay, o.id);
+  out.decls.push_back(decl(L.ctype(v, o.id), res, {}, false, L.c.note(o.id)));
+  out.body.push_back(code(call + ");", L.c.note(o.id)));
+  L.set(res, v);
+}
+
+// Every user, through layout-conversion views, stores the value (so a truncf can stay a view).
+bool only_stored(const Ctx& c, int value) {
+  for (int u : c.f.value(value).users) {
+    const ttgir::Op& uo = c.op(u);
+    if (uo.name == "tt.descriptor_store") continue;
+    if (uo.name == "ttg.convert_layout" && only_stored(c, uo.results.at(0))) continue;
+    return false;
+  }
+  return true;
+}
+
+void lower_truncf(Lower& L, const ttgir::Op& o, Lowered& out) {
+  if (is_scalar_op(L.c, o.id)) return lower_scalar(L, o, out);
+  const int res = o.results.at(0);
+  const Val& a = L.val(o.operands.at(0), o.id);
+  const std::string to = L.c.type(res).element_type().name;
+  if (a.lay != Lay::Acc || a.packed || elem_bytes(to) != 2)
+    L.c.fail(o.id, "truncf is implemented for f32 accumulator-layout tiles to 16 bits");
+  Val v = a;
+  v.elem = to;
+  if (only_stored(L.c, res)) {
+    v.convert_on_store = true;  // converted box by box where it is stored (no registers)
+    L.set(res, v);
+    out.body.push_back(comment(L.c.note(o.id) + ": " + to + " view, converted where stored"));
+    return;
+  }
+  const std::string T = cuda_elem(L.c, to, o.id);
+  v.packed = true;
+  v.packed_t = T;
+  v.storage = res;
+  v.zero_iter = -1;
+  out.decls.push_back(decl(L.ctype(v, o.id), res, {}, false, L.c.note(o.id)));
+  out.body.push_back(code("tile_map_packed<" + T + ">(" + R(res) + ", " + lambda(1, "x0") + ", " +
+                              L.operand(o.operands[0], Lay::Acc, o.id) + ");",
+                          L.c.note(o.id)));
+  L.set(res, v);
+}
+
+void lower_extf(Lower& L, const ttgir::Op& o, Lowered& out) {
+  if (is_scalar_op(L.c, o.id)) return lower_scalar(L, o, out);
+  Val v = L.val(o.operands.at(0), o.id);
+  const std::string to = L.c.type(o.results.at(0)).element_type().name;
+  if (v.lay != Lay::Acc || !v.packed || to != "f32")
+    L.c.fail(o.id, "extf is implemented for 16-bit accumulator-layout tiles to f32");
+  v.elem = to;  // widened where it is used (the widen<T> operand adapter)
+  L.set(o.results[0], v);
+  out.body.push_back(comment(L.c.note(o.id) + ": f32 view, widened where used"));
+}
+
+// tt.reduce along the rows of an accumulator tile: the combine region becomes the lambda.
+void lower_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
+  const ttgir::Attribute* ax = o.attr("axis");
+  if (o.operands.size() != 1 || o.results.size() != 1 || o.regions.size() != 1 ||
+      o.regions[0].blocks.size() != 1)
+    L.c.fail(o.id, "only single-operand reductions are implemented");
+  const Val& a = L.val(o.operands[0], o.id);
+  if (a.lay != Lay::Acc || a.packed || a.elem != "f32")
+    L.c.fail(o.id, "reductions are implemented over f32 accumulator-layout tiles");
+  if (ax == nullptr || ax->as_int() != 1)
+    L.c.fail(o.id, "reductions along axis 0 (column vectors) are not implemented yet");
+  const ttgir::Block& b = o.regions[0].blocks[0];
+  if (b.args.size() != 2) L.c.fail(o.id, "a combine region takes two arguments");
+  Text fn = Text("[](float ") + R(b.args[0]) + ", float " + R(b.args[1]) + ") { ";
+  for (int id : b.ops) {
+    const ttgir::Op& x = L.c.op(id);
+    if (x.name == "tt.reduce.return") {
+      fn += "return " + R(x.operands.at(0)) + "; }";
+      break;
+    }
+    if (!is_scalar_op(L.c, id)) L.c.fail(id, "a combine region must be plain scalar math");
+    fn += "const float " + R(x.results.at(0)) + " = " + scalar_expr(L, x) + "; ";
+  }
+  const int res = o.results[0];
+  Val v = L.from_type(res, o.id);
+  if (v.lay != Lay::Row) L.c.fail(o.id, "the result is not a row vector of the tile");
+  out.decls.push_back(decl(L.ctype(v, o.id), res, {}, false, L.c.note(o.id)));
+  out.body.push_back(
+      code("acc_row_reduce(" + R(res) + ", " + R(a.storage) + ", " + fn + ");", L.c.note(o.id)));
+  L.set(res, v);
+}
+
+void lower_constant(Lower& L, const ttgir::Op& o, Lowered& out) {
+  if (is_scalar_op(L.c, o.id)) return lower_scalar(L, o, out);
+  const ttgir::Attribute* a = o.attr("value");
+  if (a == nullptr || a->kind != ttgir::Attribute::Kind::Dense || a->elems.size() != 1)
+    L.c.fail(o.id, "tensor constants other than splats are not implemented");
+  Val v;
+  v.lay = Lay::Splat;
+  v.elem = L.c.type(o.results[0]).element_type().name;
+  if (v.elem != "f32") L.c.fail(o.id, "only f32 splat tensor constants are implemented");
+  v.scalar = float_literal(L.c, a->elems[0], o.id);
+  v.storage = o.results[0];
+  L.set(o.results[0], v);
+}
+
+void lower_splat(Lower& L, const ttgir::Op& o, Lowered&) {
+  const Val& s = L.val(o.operands.at(0), o.id);
+  if (s.lay != Lay::Scalar || s.elem != "f32")
+    L.c.fail(o.id, "only f32 scalars are splat into tensors (pointer splats are not implemented)");
+  Val v;
+  v.lay = Lay::Splat;
+  v.elem = "f32";
+  v.scalar_value = o.operands[0];
+  v.storage = o.results.at(0);
+  L.set(o.results[0], v);
+}
+
+void lower_expand_dims(Lower& L, const ttgir::Op& o, Lowered&) {
+  Val v = L.val(o.operands.at(0), o.id);
+  const ttgir::Attribute* ax = o.attr("axis");
+  const long long axis = ax ? ax->as_int() : -1;
+  if (v.lay == Lay::Row && axis == 1)
+    v.lay = Lay::RowB;
+  else if (v.lay == Lay::Col && axis == 0)
+    v.lay = Lay::ColB;
+  else if (v.lay != Lay::Splat)
+    L.c.fail(o.id, "expand_dims of this layout is not implemented");
+  L.set(o.results.at(0), v);
+}
+
+void lower_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
+  Val v = L.val(o.operands.at(0), o.id);
+  if (v.lay == Lay::Acc && L.c.type(o.operands[0]).shape != L.c.type(o.results.at(0)).shape)
+    L.c.fail(o.id, "broadcast of a tile is not implemented");
+  if (v.lay != Lay::RowB && v.lay != Lay::ColB && v.lay != Lay::Splat && v.lay != Lay::Acc)
+    L.c.fail(o.id, "broadcast of this layout is not implemented");
+  L.set(o.results.at(0), v);
+}
+
+// ttg.convert_layout: every conversion the emitter supports is a view. To the register A operand
+// of an MMA (the accumulator layout of a k16 block is the A fragment layout), to a blocked layout
+// that is only stored (the store writes from the source layout), or between equal layouts.
+void lower_convert_layout(Lower& L, const ttgir::Op& o, Lowered&) {
+  Val v = L.val(o.operands.at(0), o.id);
+  const int res = o.results.at(0);
+  const std::string to = L.c.m.encoding_kind(L.c.type(res));
+  if (to == "ttg.dot_op" && v.lay == Lay::Acc) {
+    Val d = L.from_type(res, o.id);
+    if (d.rows != v.rows || d.cols != v.cols)
+      L.c.fail(o.id, "the dot operand's shape differs from the tile's");
+    v.lay = Lay::DotA;
+    L.set(res, v);
+    return;
+  }
+  if (to == "ttg.blocked" && only_stored(L.c, res) && (v.lay == Lay::Acc || v.lay == Lay::Row)) {
+    L.set(res, v);
+    return;
+  }
+  if (L.c.m.encoding_of(L.c.type(res)) != nullptr &&
+      L.c.m.encoding_of(L.c.type(o.operands[0])) != nullptr &&
+      L.c.m.encoding_of(L.c.type(res))->str() ==
+          L.c.m.encoding_of(L.c.type(o.operands[0]))->str()) {
+    L.set(res, v);
+    return;
+  }
+  if (to == "ttg.nvidia_mma" && v.lay == Lay::Acc) {  // e.g. a register load, already in it
+    L.set(res, v);
+    return;
+  }
+  L.c.fail(o.id, "layout conversion to " + to +
+                     " is not implemented (only views: to the MMA A "
+                     "operand, or to a layout that is only stored)");
+}
+
+void lower_memdesc_trans(Lower& L, const ttgir::Op& o, Lowered&) {
+  Val v = L.val(o.operands.at(0), o.id);
+  if (v.lay != Lay::Smem) L.c.fail(o.id, "operand is not a shared-memory buffer");
+  v.smem_trans = layout_transposed(L.c, L.c.type(o.results.at(0)), o.id);
+  L.set(o.results[0], v);
+}
+
+void lower_make_desc(Lower& L, const ttgir::Op& o, Lowered&) {
+  Val v;
+  v.lay = Lay::Desc;
+  v.desc_op = o.id;
+  v.storage = o.results.at(0);
+  L.set(o.results[0], v);
+}
+
+void lower_nothing(Lower&, const ttgir::Op&, Lowered&) {}
+
+}  // namespace
+
+const std::map<std::string, LowerFn>& op_table() {
+  static const std::map<std::string, LowerFn> t = [] {
+    std::map<std::string, LowerFn> m = {
+        {"arith.constant", lower_constant},
+        {"arith.truncf", lower_truncf},
+        {"arith.extf", lower_extf},
+        {"tt.reduce", lower_reduce},
+        {"tt.splat", lower_splat},
+        {"tt.expand_dims", lower_expand_dims},
+        {"tt.broadcast", lower_broadcast},
+        {"ttg.convert_layout", lower_convert_layout},
+        {"ttg.memdesc_trans", lower_memdesc_trans},
+        {"ttg.local_alloc", lower_local_alloc},
+        {"tt.make_tensor_descriptor", lower_make_desc},
+        {"tt.descriptor_load", lower_descriptor_load},
+        {"tt.descriptor_store", lower_descriptor_store},
+        {"ttng.warp_group_dot", lower_mma},
+        {"scf.yield", lower_nothing},  // loop-carried values: the expander's carries
+        {"tt.return", lower_nothing},
+    };
+    for (const char* n :
+         {"arith.addi",        "arith.subi",         "arith.muli",      "arith.divsi",
+          "arith.remsi",       "arith.andi",         "arith.ori",       "arith.xori",
+          "arith.shli",        "arith.shrsi",        "arith.minsi",     "arith.maxsi",
+          "arith.minui",       "arith.maxui",        "arith.ceildivsi", "arith.cmpi",
+          "arith.cmpf",        "arith.select",       "arith.extsi",     "arith.extui",
+          "arith.trunci",      "arith.index_cast",   "arith.sitofp",    "arith.fptosi",
+          "tt.get_program_id", "tt.get_num_programs"})
+      m[n] = lower_scalar;
+    for (const char* n :
+         {"arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.maxnumf", "arith.minnumf",
+          "arith.maximumf", "arith.minimumf", "arith.negf", "math.exp2", "math.exp", "math.log2",
+          "math.log", "math.sqrt", "math.rsqrt", "math.absf"})
+      m[n] = lower_elementwise;
+    return m;
+  }();
+  return t;
+}
+
+}  // namespace sched2cu::emit

@@ -1,0 +1,153 @@
+// Facts derived once from the schedule graph: the context's lookups and names, the host-built
+// TMA descriptors, and the shared-memory plan (resident buffers, loop rings, epilogue staging,
+// barriers). Reads decisions; never makes one the graph should have made.
+#include <algorithm>
+#include <cctype>
+
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+
+void Ctx::fail(int op_id, const std::string& msg) const {
+  const ttgir::Op& o = f.op(op_id);
+  std::string where = o.loc.ir.known() ? o.loc.ir.str() : g.kernel.source;
+  std::string py = o.loc.src.known() ? " (from " + o.loc.src.str() + ")" : "";
+  throw Error(where + ": error: emit: op " + std::to_string(op_id) + " '" + o.name + "'" + py +
+              ": " + msg);
+}
+
+std::string Ctx::note(int op_id) const {
+  return "op " + std::to_string(op_id) + " " + f.op(op_id).name;
+}
+
+std::string Ctx::ident(int value) const {
+  const ttgir::Value& v = f.value(value);
+  for (const auto& p : g.kernel.params)
+    if (p.value == value) return p.name;
+  std::string s;
+  for (char ch : v.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v" + s;
+  return s + "_" + std::to_string(value);
+}
+
+const sgraph::Buffer* Ctx::buffer_of(int op) const {
+  for (const auto& b : g.buffers)
+    if (b.producer_op == op) return &b;
+  return nullptr;
+}
+
+int Ctx::loop_index(int for_op) const {
+  for (size_t i = 0; i < g.loops.size(); ++i)
+    if (g.loops[i].op == for_op) return static_cast<int>(i);
+  return -1;
+}
+
+int Ctx::loop_of_op(int op) const {
+  for (int p = f.op(op).parent_op; p != ttgir::kNoId; p = f.op(p).parent_op) {
+    int li = loop_index(p);
+    if (li >= 0) return li;
+  }
+  return -1;
+}
+
+const sgraph::Node* Ctx::node_of(int li, int op) const {
+  for (const auto& n : g.loops.at(static_cast<size_t>(li)).nodes)
+    if (n.op == op) return &n;
+  return nullptr;
+}
+
+std::string Ctx::ring_name(int loop, int ring) const {
+  return "ring" + std::to_string(loop) + "_" + std::to_string(ring);
+}
+std::string Ctx::buf_name(int id) const { return "buf" + std::to_string(id); }
+std::string Ctx::fn_bar(int channel) const { return "&fn_bar[" + std::to_string(channel) + "]"; }
+
+const sgraph::FnChannel* Ctx::fn_channel_of(int buffer) const {
+  for (const auto& ch : g.channels)
+    if (ch.buffer == buffer) return &ch;
+  return nullptr;
+}
+
+void plan_descriptors(Ctx& c) {
+  for (const auto& o : c.f.ops) {
+    if (o.name != "tt.make_tensor_descriptor") continue;
+    Desc d;
+    d.op = o.id;
+    d.map = "map_" + c.ident(o.results.at(0));
+    const ttgir::Type& t = c.type(o.results.at(0));
+    const ttgir::Type& blk = t.elem.at(0);
+    d.elem = blk.element_type().name;
+    d.elem_bytes = elem_bytes(d.elem);
+    if (d.elem_bytes == 0) c.fail(o.id, "element type " + d.elem + " has no TMA lowering");
+    d.block = blk.shape;
+    d.swizzle = swizzle_of(c, t, o.id);
+    c.descs[o.id] = d;
+  }
+}
+
+// Resident buffers first (filled once, read by the loops), then the loop rings, then epilogue
+// staging, then the barriers. Staging that does not fit beside the rest overlays the resident
+// buffers and rings from the start: they are dead once the loops are done, and the epilogue
+// synchronizes its role first (Ctx::overlay) so that no warpgroup still reads what another
+// starts overwriting. A resident buffer read after the loops is never overlaid.
+void plan_smem(Ctx& c) {
+  auto align = [](long long v, long long a) { return (v + a - 1) / a * a; };
+  auto has_channel = [&](int li, int ring) {
+    for (const auto& x : c.g.loops[static_cast<size_t>(li)].channels)
+      if (x.ring == ring) return true;
+    return false;
+  };
+  long long off = 0, keep_end = 0;
+  for (const auto& b : c.g.buffers) {
+    if (b.loop >= 0 || c.fn_channel_of(b.id) == nullptr) continue;
+    off = align(off, 1024);
+    c.buf_offset[b.id] = off;
+    off += static_cast<long long>(b.bytes) * b.depth;
+    bool read_after = false;
+    for (int u : b.consumer_ops) read_after |= c.loop_of_op(u) < 0;
+    if (read_after) keep_end = off;
+  }
+  for (const auto& b : c.g.buffers) {
+    if (b.loop < 0) continue;
+    off = align(off, 1024);
+    c.buf_offset[b.id] = off;
+    off += static_cast<long long>(b.bytes) * b.depth;
+  }
+  const long long loops_end = off;
+  long long staging = 0;
+  for (const auto& b : c.g.buffers)
+    if (b.loop < 0 && c.fn_channel_of(b.id) == nullptr)
+      staging = align(staging, 1024) + static_cast<long long>(b.bytes) * b.depth;
+  long long bar_bytes = 8LL * static_cast<long long>(c.g.channels.size());
+  for (size_t li = 0; li < c.g.loops.size(); ++li)
+    for (const auto& r : c.g.loops[li].rings)
+      if (has_channel(static_cast<int>(li), r.id)) bar_bytes += 16LL * r.depth;  // full + empty
+  const long long budget = c.g.target.smem_bytes - 1024;  // 1024 B alignment slack
+  c.overlay = staging > 0 && align(loops_end, 1024) + staging + bar_bytes > budget;
+  off = c.overlay ? align(keep_end, 1024) : align(loops_end, 1024);
+  for (const auto& b : c.g.buffers) {
+    if (b.loop >= 0 || c.fn_channel_of(b.id) != nullptr) continue;
+    off = align(off, 1024);
+    c.buf_offset[b.id] = off;
+    off += static_cast<long long>(b.bytes) * b.depth;
+  }
+  off = align(std::max(off, loops_end), 8);
+  for (size_t li = 0; li < c.g.loops.size(); ++li)
+    for (const auto& r : c.g.loops[li].rings) {
+      if (!has_channel(static_cast<int>(li), r.id)) continue;  // no cross-role hand-off
+      c.ring_offset[{static_cast<int>(li), r.id}] = off;
+      off += 16LL * r.depth;
+    }
+  for (const auto& ch : c.g.channels) {
+    c.fn_bar_offset[ch.id] = off;
+    off += 8;
+  }
+  c.smem_bytes = off;
+  if (off > budget)
+    throw Error("emit: shared memory plan needs " + std::to_string(off + 1024) +
+                " B (incl. 1024 B alignment slack), target " + c.g.target.name + " has " +
+                std::to_string(c.g.target.smem_bytes));
+}
+
+}  // namespace sched2cu::emit

@@ -1,0 +1,188 @@
+// Scalar ops (index math, program ids, float constants) as expressions with value references,
+// their host-side form (descriptor shapes computed from kernel arguments), and the IR facts
+// shared by every lowering: C++ element and scalar types, swizzle and transposition of shared
+// layouts. Every op kind not handled here is an error at its TTGIR line; nothing is guessed.
+#include <cctype>
+
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+
+int elem_bytes(const std::string& e) {
+  if (e == "f16" || e == "bf16" || e == "i16") return 2;
+  if (e == "f32" || e == "i32") return 4;
+  if (e == "f8E4M3FN" || e == "f8E5M2" || e == "i8") return 1;
+  return 0;
+}
+
+std::string cuda_elem(const Ctx& c, const std::string& e, int op) {
+  if (e == "f16") return "__half";
+  if (e == "bf16") return "__nv_bfloat16";
+  if (e == "f8E4M3FN") return "__nv_fp8_e4m3";
+  if (e == "f8E5M2") return "__nv_fp8_e5m2";
+  c.fail(op, "element type " + e + " has no wgmma/TMA lowering");
+}
+
+std::string scalar_ctype(const Ctx& c, const ttgir::Type& t, int op) {
+  using K = ttgir::Type::Kind;
+  if (t.kind == K::Integer) {
+    if (t.bits == 1) return "bool";
+    if (t.bits <= 32) return "int";
+    if (t.bits == 64) return "long long";
+  }
+  if (t.kind == K::Index) return "long long";
+  if (t.kind == K::Float && t.name == "f32") return "float";
+  c.fail(op, "no scalar lowering for type " + t.str());
+}
+
+std::string float_literal(const Ctx& c, const ttgir::Attribute& a, int op) {
+  if (a.kind == ttgir::Attribute::Kind::Integer) return std::to_string(a.ival) + ".0f";
+  if (a.kind != ttgir::Attribute::Kind::Float) c.fail(op, "expected a float constant");
+  if (a.text.rfind("0x", 0) == 0) return "__uint_as_float(" + a.text + "u)";
+  return a.text + "f";
+}
+
+bool is_zero_literal(const ttgir::Attribute& a) {
+  if (a.kind == ttgir::Attribute::Kind::Integer) return a.ival == 0;
+  // +0.0 only: -0.0 (0x80000000) as an accumulator start would change the sign of an exact zero
+  // sum, which scale-d = 0 would not reproduce.
+  if (a.kind != ttgir::Attribute::Kind::Float || a.text.empty() || a.text[0] == '-') return false;
+  if (a.text.rfind("0x", 0) == 0) return std::stoull(a.text, nullptr, 16) == 0;
+  return std::stod(a.text) == 0.0;
+}
+
+namespace {
+
+const std::map<std::string, std::string>& binops() {
+  static const std::map<std::string, std::string> m = {
+      {"arith.addi", "+"},  {"arith.subi", "-"},   {"arith.muli", "*"}, {"arith.divsi", "/"},
+      {"arith.remsi", "%"}, {"arith.andi", "&"},   {"arith.ori", "|"},  {"arith.xori", "^"},
+      {"arith.shli", "<<"}, {"arith.shrsi", ">>"}, {"arith.addf", "+"}, {"arith.subf", "-"},
+      {"arith.mulf", "*"},  {"arith.divf", "/"}};
+  return m;
+}
+
+std::string cmp_op(const std::string& pred) {
+  static const std::map<std::string, std::string> m = {
+      {"eq", "=="}, {"ne", "!="},  {"slt", "<"}, {"sle", "<="}, {"sgt", ">"},  {"sge", ">="},
+      {"ult", "<"}, {"ule", "<="}, {"ugt", ">"}, {"uge", ">="}, {"oeq", "=="}, {"one", "!="},
+      {"olt", "<"}, {"ole", "<="}, {"ogt", ">"}, {"oge", ">="}};
+  auto it = m.find(pred);
+  return it == m.end() ? "" : it->second;
+}
+
+std::string keyword(const ttgir::Attribute* a) {
+  if (a == nullptr) return "";
+  if (a->kind == ttgir::Attribute::Kind::Keyword || a->kind == ttgir::Attribute::Kind::String)
+    return a->text;
+  if (a->kind == ttgir::Attribute::Kind::Integer) return std::to_string(a->ival);
+  return "";
+}
+
+// Literal text of a scalar arith.constant.
+std::string const_literal(const Ctx& c, int op) {
+  const ttgir::Op& o = c.op(op);
+  const ttgir::Attribute* v = o.attr("value");
+  const ttgir::Type& t = c.type(o.results.at(0));
+  if (v == nullptr) c.fail(op, "constant without a value");
+  if (v->kind == ttgir::Attribute::Kind::Integer || v->kind == ttgir::Attribute::Kind::Bool) {
+    if (t.kind == ttgir::Type::Kind::Integer && t.bits == 1) return v->ival ? "true" : "false";
+    if (t.kind == ttgir::Type::Kind::Integer && t.bits == 64) return std::to_string(v->ival) + "LL";
+    return std::to_string(v->ival);
+  }
+  if (v->kind == ttgir::Attribute::Kind::Float) return float_literal(c, *v, op);
+  c.fail(op, "unsupported constant " + v->text);
+}
+
+}  // namespace
+
+bool is_scalar_op(const Ctx& c, int op) {
+  const ttgir::Op& o = c.op(op);
+  if (o.results.empty() || !o.regions.empty()) return false;
+  for (int r : o.results)
+    if (!c.type(r).is_scalar()) return false;
+  for (int v : o.operands)
+    if (!c.type(v).is_scalar()) return false;
+  return true;
+}
+
+Text scalar_expr(Lower& L, const ttgir::Op& o) {
+  const Ctx& c = L.c;
+  const int op = o.id;
+  auto arg = [&](size_t i) { return R(o.operands.at(i)); };
+  const std::string ty = scalar_ctype(c, c.type(o.results.at(0)), op);
+  const std::string& n = o.name;
+  if (n == "arith.constant") return const_literal(c, op);
+  if (n == "tt.get_program_id" || n == "tt.get_num_programs") {
+    std::string ax = keyword(o.attr("axis"));
+    std::string d = ax == "x" || ax == "0"   ? "x"
+                    : ax == "y" || ax == "1" ? "y"
+                    : ax == "z" || ax == "2" ? "z"
+                                             : "";
+    if (d.empty()) c.fail(op, "unknown axis");
+    // Program ids come from the rasterization prologue; extents are kernel parameters (the
+    // launched grid may be linearized).
+    return (n == "tt.get_program_id" ? "program_id_" : "num_programs_") + d;
+  }
+  if (n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci" || n == "arith.index_cast" ||
+      n == "arith.sitofp" || n == "arith.fptosi")
+    return "static_cast<" + ty + ">(" + arg(0) + ")";
+  if (binops().count(n)) return arg(0) + " " + binops().at(n) + " " + arg(1);
+  if (n == "arith.minsi" || n == "arith.minui") return "min(" + arg(0) + ", " + arg(1) + ")";
+  if (n == "arith.maxsi" || n == "arith.maxui") return "max(" + arg(0) + ", " + arg(1) + ")";
+  if (n == "arith.maxnumf") return "fmaxf(" + arg(0) + ", " + arg(1) + ")";
+  if (n == "arith.minnumf") return "fminf(" + arg(0) + ", " + arg(1) + ")";
+  if (n == "arith.ceildivsi") return "(" + arg(0) + " + " + arg(1) + " - 1) / " + arg(1);
+  if (n == "arith.cmpi" || n == "arith.cmpf") {
+    std::string p = cmp_op(keyword(o.attr("predicate")));
+    if (p.empty()) c.fail(op, "unknown predicate");
+    return arg(0) + " " + p + " " + arg(1);
+  }
+  if (n == "arith.select") return arg(0) + " ? " + arg(1) + " : " + arg(2);
+  c.fail(op, "no scalar lowering for this op");
+}
+
+std::string host_expr(const Ctx& c, int value, int user_op) {
+  const ttgir::Value& v = c.f.value(value);
+  for (const auto& p : c.g.kernel.params)
+    if (p.value == value) return "arg_" + p.name;
+  const ttgir::Op* d = c.f.def_op(value);
+  if (d == nullptr)
+    c.fail(user_op, "descriptor operand %" + v.name + " is not computable on the host");
+  auto sub = [&](size_t i) { return host_expr(c, d->operands.at(i), user_op); };
+  const std::string& n = d->name;
+  // std::string("(") +: `"(" + std::string&&` trips GCC 12's -Wrestrict (a false positive).
+  if (n == "arith.constant") return std::string("(") + const_literal(c, d->id) + ")";
+  if (n == "arith.extsi" || n == "arith.extui" || n == "arith.index_cast" || n == "arith.trunci")
+    return sub(0);
+  if (n == "arith.addi" || n == "arith.subi" || n == "arith.muli" || n == "arith.divsi")
+    return std::string("(") + sub(0) + " " + binops().at(n) + " " + sub(1) + ")";
+  c.fail(user_op, "operand %" + v.name + " (" + n +
+                      ") must be computable on the host from kernel arguments");
+}
+
+namespace {
+const ttgir::Attribute* layout_param(const Ctx& c, const ttgir::Type& t, const char* key, int op) {
+  const ttgir::Type* tt = &t;
+  if (t.kind == ttgir::Type::Kind::TensorDesc) tt = &t.elem.at(0);
+  if (c.m.encoding_kind(*tt) != "ttg.nvmma_shared")
+    c.fail(op, "shared-memory layout of " + t.str() + " is not #ttg.nvmma_shared");
+  return c.m.encoding_param(*tt, key);
+}
+}  // namespace
+
+int swizzle_of(const Ctx& c, const ttgir::Type& t, int op) {
+  const ttgir::Attribute* a = layout_param(c, t, "swizzlingByteWidth", op);
+  int s = a ? static_cast<int>(a->as_int()) : 0;
+  if (s != 0 && s != 32 && s != 64 && s != 128)
+    c.fail(op, "unsupported swizzle " + std::to_string(s));
+  return s;
+}
+
+bool layout_transposed(const Ctx& c, const ttgir::Type& t, int op) {
+  const ttgir::Attribute* a = layout_param(c, t, "transposed", op);
+  return a != nullptr && a->as_int() != 0;
+}
+
+}  // namespace sched2cu::emit

@@ -1,0 +1,162 @@
+// The value model of the current role (docs/emitter.md, "Register values and layouts"): layouts
+// derived from TTGIR encodings, C++ register types, and the operand adapters through which an
+// elementwise op reads each operand at the result's elements. Also the op-table driver.
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+
+Lowered Lower::lower(int op) {
+  const ttgir::Op& o = c.op(op);
+  const auto& t = op_table();
+  auto it = t.find(o.name);
+  if (it == t.end()) c.fail(op, "no lowering for this op (not in the emitter's op table)");
+  Lowered out;
+  it->second(*this, o, out);
+  return out;
+}
+
+const Val& Lower::val(int value, int op) const {
+  auto it = vals.find(value);
+  if (it == vals.end())
+    c.fail(op, "operand %" + c.f.value(value).name + " has no lowered value in role " + r.name);
+  return it->second;
+}
+
+int Lower::split_rows(int rows, int op) const {
+  if (r.split_dim < 0) return rows;
+  if (r.split_dim != 0)
+    c.fail(op, "a role split along dim " + S(r.split_dim) + " is not implemented");
+  if (rows % r.split_parts != 0) c.fail(op, "tile rows do not split evenly across warpgroups");
+  return rows / r.split_parts;
+}
+
+Val Lower::from_type(int value, int op) const {
+  const ttgir::Type& t = c.type(value);
+  Val v;
+  v.storage = value;
+  using K = ttgir::Type::Kind;
+  if (t.is_scalar()) {
+    v.lay = Lay::Scalar;
+    v.elem = t.name;
+    return v;
+  }
+  if (t.kind == K::MemDesc) {
+    v.lay = Lay::Smem;
+    return v;
+  }
+  if (t.kind == K::TensorDesc) {
+    v.lay = Lay::Desc;
+    return v;
+  }
+  if (t.kind != K::Tensor) c.fail(op, "type " + t.str() + " has no register lowering");
+  v.elem = t.element_type().name;
+  const std::string kind = c.m.encoding_kind(t);
+  auto parent_is_mma = [&] {
+    const ttgir::Attribute* p = c.m.encoding_param(t, "parent");
+    if (p == nullptr) return false;
+    const ttgir::Attribute& rp = c.m.resolve(*p);
+    return rp.kind == ttgir::Attribute::Kind::Dialect && rp.text == "ttg.nvidia_mma";
+  };
+  if (kind == "ttg.nvidia_mma" && t.shape.size() == 2) {
+    v.lay = Lay::Acc;
+    v.rows = split_rows(static_cast<int>(t.shape[0]), op);
+    v.cols = static_cast<int>(t.shape[1]);
+    if (v.rows % 64 != 0 || v.cols % 8 != 0 || v.cols > 256)
+      c.fail(op,
+             "an accumulator-layout tile needs rows per warpgroup % 64 == 0 and columns % 8 "
+             "== 0, <= 256; got [" +
+                 S(v.rows) + ", " + S(v.cols) + "]");
+    return v;
+  }
+  if (kind == "ttg.slice" && t.shape.size() == 1 && parent_is_mma()) {
+    const ttgir::Attribute* d = c.m.encoding_param(t, "dim");
+    const long long dim = d ? d->as_int() : -1;
+    if (dim == 1) {
+      v.lay = Lay::Row;
+      v.rows = split_rows(static_cast<int>(t.shape[0]), op);
+      return v;
+    }
+    if (dim == 0) {
+      v.lay = Lay::Col;
+      v.cols = static_cast<int>(t.shape[0]);
+      return v;
+    }
+  }
+  if (kind == "ttg.dot_op" && t.shape.size() == 2 && parent_is_mma()) {
+    v.lay = Lay::DotA;
+    v.rows = split_rows(static_cast<int>(t.shape[0]), op);
+    v.cols = static_cast<int>(t.shape[1]);
+    return v;
+  }
+  c.fail(op, "register layout " + (kind.empty() ? std::string("(none)") : kind) + " of " + t.str() +
+                 " is not implemented (the emitter holds #nvidia_mma tiles, their row and column "
+                 "slices and dot operands in registers)");
+}
+
+std::string Lower::ctype(const Val& v, int op) const {
+  switch (v.lay) {
+    case Lay::Scalar:
+      return v.elem == "f32"   ? "float"
+             : v.elem == "i1"  ? "bool"
+             : v.elem == "i64" ? "long long"
+                               : "int";
+    case Lay::Acc:
+      return std::string(v.packed ? "PackedTile<" : "AccTile<") + S(v.rows) + ", " + S(v.cols) +
+             ">";
+    case Lay::Row:
+      return "RowVec<" + S(v.rows) + ">";
+    case Lay::Col:
+      return "ColVec<" + S(v.cols) + ">";
+    default:
+      c.fail(op, "internal: no C++ register type for this value's layout");
+  }
+}
+
+Text Lower::operand(int value, Lay res, int op) const {
+  const Val& v = val(value, op);
+  auto bad = [&](const char* what) {
+    c.fail(op, std::string("operand %") + c.f.value(value).name + ": " + what);
+  };
+  if (v.convert_on_store) bad("a truncated tile is only stored, not computed with");
+  if (v.lay == Lay::Splat)
+    return "splat(" + (v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar)) + ")";
+  switch (res) {
+    case Lay::Acc:
+      if (v.lay == Lay::Acc) {
+        if (v.elem != "f32") bad("16-bit tiles are widened with arith.extf before arithmetic");
+        return v.packed ? "widen<" + v.packed_t + ">(" + R(v.storage) + ")"
+                        : "tile(" + R(v.storage) + ")";
+      }
+      if (v.lay == Lay::RowB) return "row_bcast(" + R(v.storage) + ")";
+      if (v.lay == Lay::ColB) return "col_bcast(" + R(v.storage) + ")";
+      break;
+    case Lay::Row:
+      if (v.lay == Lay::Row) return "row(" + R(v.storage) + ")";
+      break;
+    case Lay::Col:
+      if (v.lay == Lay::Col) return "col(" + R(v.storage) + ")";
+      break;
+    default:
+      break;
+  }
+  c.fail(op, "operand %" + c.f.value(value).name +
+                 ": its layout does not match the result's (a layout conversion is missing or "
+                 "not implemented)");
+}
+
+Text Lower::slot_addr(const sgraph::Buffer& b) const {
+  if (b.loop < 0) return c.buf_name(b.id);
+  return c.buf_name(b.id) + " + Ring<" + S(b.depth) + ">::slot(" + counter_ref(b.loop) + ") * " +
+         S(b.bytes) + "u";
+}
+
+const sgraph::Buffer& Lower::smem_of(int value, int op) const {
+  const Val& v = val(value, op);
+  if (v.lay != Lay::Smem || v.buffer < 0)
+    c.fail(op, "operand %" + c.f.value(value).name +
+                   " is not a shared-memory buffer of the schedule graph");
+  return c.g.buffers.at(static_cast<size_t>(v.buffer));
+}
+
+}  // namespace sched2cu::emit

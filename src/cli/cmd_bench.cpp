@@ -1,5 +1,6 @@
 // `sched2cu bench [--cases a,b]`: absolute throughput of generated, handwritten and vendor
-// (cuBLAS) kernels per shape, with ratios. Only parses flags.
+// (cuBLAS, cuBLASLt, or a case's Python vendor script) kernels per shape, with ratios. Only
+// parses flags.
 #include <memory>
 
 #include "command_registry.h"
@@ -12,6 +13,10 @@ sched2cu::cli::Registrar reg("bench", 80, [](CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "bench", "Throughput of generated, handwritten and vendor kernels per case and shape");
   a->add_common(sub, /*gpu=*/true);
+  sub->add_option("--python", a->python,
+                  "Python for the cases whose vendor baseline is a script (case3_FA: PyTorch "
+                  "with cuDNN)")
+      ->capture_default_str();
   return std::function<int()>([a]() { return sched2cu::harness::run_bench(a->options()); });
 });
 

@@ -14,12 +14,17 @@
 
 namespace sched2cu::harness {
 
-Measurement run_measure_child(std::vector<std::string> argv, double timeout_s) {
+std::string make_result_file() {
   std::string dir = std::filesystem::temp_directory_path().string();
   std::string path = dir + "/sched2cu-measure-XXXXXX.json";
   int fd = mkstemps(path.data(), 5);
   if (fd < 0) throw Error("cannot create a temporary result file in " + dir);
   close(fd);
+  return path;
+}
+
+Measurement run_measure_child(std::vector<std::string> argv, double timeout_s) {
+  std::string path = make_result_file();
   argv.emplace_back("--out");
   argv.push_back(path);
   ProcOptions o;

@@ -1,6 +1,7 @@
 // `sched2cu compare`: per case, the revision's generated.cu against the working tree's, both
 // measured under the current build (spec, hand-written kernel, runtime headers). Implements the
-// identity rule (byte-identical: measured once, "unchanged") and the row rules of DESIGN.md §6.
+// identity rule (byte-identical: measured once, "unchanged") and the per-case row rules of
+// docs/harness.md, section `compare` (the table "Per case, the first matching rule wins").
 #include <unistd.h>
 
 #include <cstdio>

@@ -238,10 +238,17 @@ json run_measurement(const MeasureRequest& req) {
     where = "loading handwritten.cu";
     if (!req.hw_so.empty()) hw = std::make_unique<b::KernelModule>(req.hw_so);
     bool timing = req.mode != MeasureMode::check;
+    const char* script = spec->vendor_script();
+    bool has_script = script && *script;
+    if (has_script && spec->has_vendor())
+      throw Error("the bench spec names both a C++ vendor baseline and a vendor script");
     bool want_vendor = req.mode == MeasureMode::bench && spec->has_vendor();
+    bool want_script = req.mode == MeasureMode::bench && has_script;
     out["has_generated"] = bool(gen);
     out["has_hw"] = bool(hw);
-    out["vendor_name"] = want_vendor ? spec->vendor_name() : "";
+    out["vendor_name"] = want_vendor || want_script ? spec->vendor_name() : "";
+    // The parent runs the script after this child (vendor_script.h); we only name it.
+    if (want_script) out["vendor_script"] = script;
     out["tol"] = spec->tolerance();
 
     b::Blas blas;

@@ -70,6 +70,8 @@ Measurement parse_measurement(const json& j) {
   m.has_generated = j.at("has_generated").get<bool>();
   m.has_hw = j.at("has_hw").get<bool>();
   m.vendor_name = j.value("vendor_name", "");
+  m.vendor_unavailable = j.value("vendor_unavailable", "");
+  m.vendor_error = j.value("vendor_error", "");
   for (const json& s : j.at("shapes")) {
     ShapeResult r;
     r.shape = s.at("shape").get<std::vector<long long>>();
@@ -175,6 +177,8 @@ std::string check_cell(const Measurement& m) {
 
 std::string bench_cell(const Measurement& m, const std::string& kind) {
   if (!m.error.empty()) return "(error: " + m.error + ")";
+  if (kind == "vendor" && !m.vendor_unavailable.empty()) return "(" + m.vendor_unavailable + ")";
+  if (kind == "vendor" && !m.vendor_error.empty()) return "(error: " + m.vendor_error + ")";
   std::vector<std::string> parts;
   bool any = false;
   for (const ShapeResult& s : m.shapes) {

@@ -12,6 +12,7 @@
 #include "sched2cu/harness/child.h"
 #include "sched2cu/harness/git.h"
 #include "sched2cu/harness/subprocess.h"
+#include "sched2cu/harness/vendor_script.h"
 
 namespace sched2cu::harness {
 
@@ -129,6 +130,10 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
   std::fprintf(stderr, "  %s: measuring (%s)\n", label.c_str(), mode.c_str());
   Measurement m = run_measure_child(argv, opt_.timeout_s);
   if (!m.error.empty()) std::fprintf(stderr, "  %s: error: %s\n", label.c_str(), m.error.c_str());
+  // Bench only: the child names a vendor script in no other mode. Its own child, still under
+  // our GPU lock; the measurement child has exited, so the GPU is free for it.
+  run_vendor_script(m, c.dir,
+                    {opt_.python, opt_.timeout_s, opt_.seed, opt_.warmup_ms, opt_.rep_ms, label});
   return m;
 }
 

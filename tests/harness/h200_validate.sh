@@ -37,3 +37,13 @@ run "$S" compare --rev HEAD --cases case1_simple_gemm,case2_persistent_gemm \
 # GEMM + bias: hand-written (and generated where present) vs reference, then vs cuBLASLt.
 run "$S" check --cases case5_addmm_bias --json "$O/check_addmm.json"
 run "$S" bench --cases case5_addmm_bias --json "$O/bench_addmm.json"
+# Attention forward: case3_FA's reference against a naive f32 kernel (fa_fwd_naive.cu as the
+# hand-written kernel of a scratch copy of the case: check must say ok), then the case itself in
+# bench (its vendor column is cuDNN through PyTorch: vendor_cudnn.py in its own child).
+fa=${TMPDIR:-/tmp}/sched2cu-validate-fa
+rm -rf "$fa" && mkdir -p "$fa/case3_FA"
+cp examples/case3_FA/bench_spec.cpp examples/case3_FA/vendor_cudnn.py "$fa/case3_FA/"
+cp tests/harness/fa_fwd_naive.cu "$fa/case3_FA/handwritten.cu"
+run "$S" check --examples "$fa" --cases case3_FA --json "$O/check_fa_naive.json"
+run "$S" bench --examples "$fa" --cases case3_FA --json "$O/bench_fa_naive.json"
+run "$S" bench --cases case3_FA --json "$O/bench_fa.json"

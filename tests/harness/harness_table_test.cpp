@@ -2,7 +2,13 @@
 // variables.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "sched2cu/harness/runner.h"
 #include "sched2cu/harness/table.h"
@@ -67,15 +73,129 @@ TEST(Table, CompareGolden) {
   EXPECT_NE(render_compare({r}, "abc123", false).find("abc123 (gen/hw)"), std::string::npos);
 }
 
-TEST(Table, BoldPolicy) {
-  setenv("FORCE_COLOR", "1", 1);
-  unsetenv("NO_COLOR");
-  EXPECT_TRUE(stdout_wants_bold());
-  setenv("NO_COLOR", "1", 1);
-  EXPECT_FALSE(stdout_wants_bold());  // NO_COLOR wins over FORCE_COLOR
-  unsetenv("NO_COLOR");
-  unsetenv("FORCE_COLOR");
-  EXPECT_EQ(stdout_wants_bold(), isatty(1) != 0);
+// ---- bold policy, as a user of `sched2cu compare` sees it -----------------------------------
+//
+// cmd compare prints render_compare(rows, rev, stdout_wants_bold()); these tests do the same
+// with stdout pointed at a pipe or at a pseudo-terminal and FORCE_COLOR / NO_COLOR set, unset or
+// empty, and assert which cells come out bold (docs/harness.md: re-measured branch cells are
+// bold on a terminal or with FORCE_COLOR non-empty, never with NO_COLOR non-empty).
+
+namespace {
+
+// Restores FORCE_COLOR and NO_COLOR on scope exit so no case leaks into the next.
+class EnvGuard {
+ public:
+  EnvGuard() {
+    for (int i = 0; i < 2; ++i) {
+      const char* v = std::getenv(kNames[i]);
+      had_[i] = v != nullptr;
+      if (v) old_[i] = v;
+    }
+  }
+  ~EnvGuard() {
+    for (int i = 0; i < 2; ++i) {
+      if (had_[i])
+        setenv(kNames[i], old_[i].c_str(), 1);
+      else
+        unsetenv(kNames[i]);
+    }
+  }
+  EnvGuard(const EnvGuard&) = delete;
+  EnvGuard& operator=(const EnvGuard&) = delete;
+
+ private:
+  static constexpr const char* kNames[2] = {"FORCE_COLOR", "NO_COLOR"};
+  bool had_[2] = {false, false};
+  std::string old_[2];
+};
+
+// nullptr = unset, "" = set but empty (which the policy treats as unset).
+void set_env(const char* name, const char* value) {
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+}
+
+// The cells of `compare`'s table (one bold row, one plain) that come out bold when stdout is
+// `fd`: stdout_wants_bold() is evaluated with fd 1 temporarily redirected to `fd`.
+std::vector<std::string> bold_cells_with_stdout(int fd, const char* force, const char* no) {
+  set_env("FORCE_COLOR", force);
+  set_env("NO_COLOR", no);
+  std::fflush(stdout);
+  const int saved = dup(1);
+  EXPECT_GE(saved, 0);
+  EXPECT_EQ(dup2(fd, 1), 1);
+  const bool use_bold = stdout_wants_bold();
+  std::fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+
+  CompareRow r;
+  r.name = "case1_simple_gemm";
+  r.left = "0.97x";
+  r.right = "1.02x";
+  r.improvement = "+5.2%";
+  r.bold = true;
+  CompareRow u;
+  u.name = "case2";
+  u.left = "0.90x";
+  u.right = "unchanged";
+  u.improvement = "-";
+  const std::string out = render_compare({r, u}, "origin/main", use_bold);
+  std::vector<std::string> cells;
+  for (size_t at = out.find("\033[1m"); at != std::string::npos; at = out.find("\033[1m", at)) {
+    at += 4;
+    const size_t end = out.find("\033[0m", at);
+    if (end == std::string::npos) {
+      cells.push_back("(unterminated bold)");
+      break;
+    }
+    std::string c = out.substr(at, end - at);
+    c.erase(c.find_last_not_of(' ') + 1);  // bold wraps the padded cell
+    cells.push_back(c);
+  }
+  // Escapes only ever come as a bold pair around a cell.
+  size_t escapes = 0;
+  for (char ch : out) escapes += ch == '\033';
+  EXPECT_EQ(escapes, 2 * cells.size()) << out;
+  return cells;
+}
+
+const std::vector<std::string> kBold = {"1.02x"};  // the re-measured branch cell of row r
+const std::vector<std::string> kPlain = {};
+
+}  // namespace
+
+TEST(Table, BoldPolicyStdoutNotATerminal) {
+  EnvGuard env;
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  ASSERT_EQ(isatty(p[1]), 0);
+  EXPECT_EQ(bold_cells_with_stdout(p[1], nullptr, nullptr), kPlain);  // piped: plain
+  EXPECT_EQ(bold_cells_with_stdout(p[1], "1", nullptr), kBold);       // FORCE_COLOR forces it
+  EXPECT_EQ(bold_cells_with_stdout(p[1], "", nullptr), kPlain);       // empty FORCE_COLOR: unset
+  EXPECT_EQ(bold_cells_with_stdout(p[1], "1", "1"), kPlain);          // NO_COLOR wins
+  EXPECT_EQ(bold_cells_with_stdout(p[1], "1", ""), kBold);            // empty NO_COLOR: unset
+  close(p[0]);
+  close(p[1]);
+}
+
+TEST(Table, BoldPolicyStdoutTerminal) {
+  EnvGuard env;
+  // A pseudo-terminal stands in for the user's terminal (posix_openpt needs no extra library).
+  const int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 || ptsname(master) == nullptr)
+    GTEST_SKIP() << "no pseudo-terminal available here";
+  const int tty = open(ptsname(master), O_RDWR | O_NOCTTY);
+  ASSERT_GE(tty, 0);
+  ASSERT_EQ(isatty(tty), 1);
+  EXPECT_EQ(bold_cells_with_stdout(tty, nullptr, nullptr), kBold);  // terminal: bold
+  EXPECT_EQ(bold_cells_with_stdout(tty, nullptr, "1"), kPlain);     // NO_COLOR turns it off
+  EXPECT_EQ(bold_cells_with_stdout(tty, nullptr, ""), kBold);       // empty NO_COLOR: unset
+  EXPECT_EQ(bold_cells_with_stdout(tty, "1", "1"), kPlain);         // NO_COLOR wins
+  close(tty);
+  close(master);
 }
 
 TEST(Table, WidthCountsCodePoints) { EXPECT_EQ(display_width("→x"), 2u); }

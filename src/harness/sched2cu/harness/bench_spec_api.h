@@ -13,8 +13,8 @@
 
 #include "sched2cu/abi.h"
 
-// 2: Host::add_to_f32 and Host::vendor_addmm.
-#define SCHED2CU_SPEC_API_VERSION 2
+// 2: Host::add_to_f32 and Host::vendor_addmm. 3: BenchSpec::vendor_script.
+#define SCHED2CU_SPEC_API_VERSION 3
 
 namespace sched2cu::spec {
 
@@ -168,6 +168,11 @@ class BenchSpec {
     (void)s, (void)inputs, (void)outputs;
     return host.fail("this spec has no vendor baseline");
   }
+  // Or a vendor baseline measured by a Python script instead (a library with no practical C++
+  // route, e.g. cuDNN's fused attention through PyTorch): its path relative to the case
+  // directory; "" for none. The harness runs it in its own child in bench mode after this spec's
+  // measurement (docs/harness.md, "Vendor scripts"); a spec names at most one of the two vendors.
+  virtual const char* vendor_script() const { return ""; }
 };
 
 }  // namespace sched2cu::spec

@@ -13,4 +13,8 @@ namespace sched2cu::harness {
 
 Measurement run_measure_child(std::vector<std::string> argv, double timeout_s);
 
+// A fresh, empty result file in the temporary directory (the caller removes it); throws
+// sched2cu::Error when none can be created.
+std::string make_result_file();
+
 }  // namespace sched2cu::harness

@@ -9,7 +9,7 @@
 namespace sched2cu::harness {
 
 struct CliArgs {
-  std::string cases, root, examples, json, cache_dir;
+  std::string cases, root, examples, json, cache_dir, python = "python3";
   double timeout_s = 600, warmup_ms = 50, rep_ms = 200;
   unsigned long long seed = 0;
   bool allow_busy = false, no_lock = false;
@@ -45,6 +45,7 @@ struct CliArgs {
     o.seed = seed;
     o.allow_busy_gpu = allow_busy;
     o.no_lock = no_lock;
+    o.python = python;
     if (!cache_dir.empty()) o.build.cache_dir = cache_dir;
     return o;
   }

@@ -37,6 +37,10 @@ struct Measurement {
   bool has_generated = false;
   bool has_hw = false;
   std::string vendor_name;
+  // A vendor script's outcome when it gave no figures (vendor_script.h); either makes the vendor
+  // cell alone "(no torch)" or "(error: ...)".
+  std::string vendor_unavailable;  // "no torch", "no python3"
+  std::string vendor_error;
   std::vector<ShapeResult> shapes;
   nlohmann::json raw;  // the child's JSON, for --json
 };
@@ -66,7 +70,8 @@ std::string improvement_cell(const Measurement& left, const Measurement& right);
 std::string check_cell(const Measurement& m);
 
 // Bench cells: "612 TFLOPS, 640 TFLOPS" for one kernel kind ("gen", "hw", "vendor"); a shape
-// failing its check gets " FAIL" after its figure; "-" where that kernel does not exist.
+// failing its check gets " FAIL" after its figure; "-" where that kernel does not exist; for
+// "vendor" also "(no torch)" or "(error: ...)" from a vendor script.
 std::string bench_cell(const Measurement& m, const std::string& kind);
 // "0.96x, 1.01x" = num / den throughput per shape ("gen", "hw", "vendor"); "-" where either is
 // missing.

@@ -28,6 +28,7 @@ struct RunOptions {
   bool no_lock = false;
   unsigned long long seed = 0;
   double warmup_ms = 50, rep_ms = 200;
+  std::string python = "python3";  // for vendor scripts (bench)
   BuildConfig build;
 };
 
@@ -41,7 +42,9 @@ using MeasureFn = std::function<Measurement(const CaseFiles& c, const std::files
                                             const std::string& mode, const std::string& label)>;
 
 // The real MeasureFn: nvcc builds + a `sched2cu __measure` child, after the GPU guard (probe
-// child, Hopper check, GPU lock, idle check) has passed once. It keeps the lock until destroyed.
+// child, Hopper check, GPU lock, idle check) has passed once, then in bench mode the case's
+// vendor script child if its spec names one (vendor_script.h). It keeps the lock until
+// destroyed.
 class GpuMeasurer {
  public:
   explicit GpuMeasurer(const RunOptions& opt);

@@ -79,6 +79,9 @@ class Expander {
   void select_nodes();
   void lower_nodes(std::vector<Stmt>& pre);
   void make_events();
+  void place(long long origin, bool sequential);
+  void collect_ages();     // instantiates every static instance once (learns carried ages)
+  long long choose_origin(const std::map<int, int>& waits) const;
   // Iteration index of an instance of stage s in section/step, as text and its least value.
   Text iter_text(const SInst& si, int s) const;
   long long iter_min(const SInst& si, int s) const;
@@ -252,19 +255,14 @@ void Expander::make_events() {
   for (int id : nodes_) tmin = std::min<long long>(tmin, node(id).cycle);
   ii_ = loop_.ii;
   const long long base = tmin == LLONG_MAX ? 0 : tmin / ii_ * ii_;
-  auto place = [&](Event& e) {
-    e.t -= base;
-    e.stage = static_cast<int>(e.t / ii_);
-    e.pos = e.t % ii_;
-  };
+  auto rebase = [&](Event& e) { e.t -= base; };
   for (int id : nodes_) {
     Event e;
     e.kind = Event::Kind::Op;
     e.node = id;
     e.t = node(id).cycle;
     e.low = lowered_.at(id);
-    place(e);
-    node_stage_[id] = e.stage;
+    rebase(e);
     ev_.push_back(std::move(e));
   }
   // Ring events from the channels (the buffers' readers and fills).
@@ -290,7 +288,7 @@ void Expander::make_events() {
       w.ring = ch.ring;
       w.t = first;
       w.rank = 0;
-      place(w);
+      rebase(w);
       ev_.push_back(w);
       Event r;
       r.kind = Event::Kind::Release;
@@ -298,7 +296,7 @@ void Expander::make_events() {
       r.t = last;
       r.rank = 2;
       r.mma_readers = mma;
-      place(r);
+      rebase(r);
       ev_.push_back(r);
     }
     if (ch.producer_role == L_.r.id) {
@@ -316,11 +314,33 @@ void Expander::make_events() {
       a.t = first;
       a.rank = 0;
       a.bytes = ch.expect_bytes;
-      place(a);
+      rebase(a);
       ev_.push_back(a);
     }
   }
-  for (const auto& e : ev_) S_ = std::max(S_, e.stage + 1);
+  place(0, false);
+}
+
+// Stages and positions of every event: the graph's (window origin 0), the same schedule seen from
+// another origin (cycles shifted so that the steady state's loop back edge falls right before the
+// event at `origin`; stages renumbered from 0), or the reference order (`sequential`: every event
+// in stage 0, by cycle: one iteration at a time, no overlap).
+void Expander::place(long long origin, bool sequential) {
+  const long long shift = origin > 0 ? ii_ - origin : 0;
+  int smin = INT_MAX;
+  for (auto& e : ev_) {
+    const long long t = e.t + shift;
+    e.stage = sequential ? 0 : static_cast<int>(t / ii_);
+    e.pos = sequential ? e.t : t % ii_;
+    smin = std::min(smin, e.stage);
+  }
+  S_ = 1;
+  node_stage_.clear();
+  for (auto& e : ev_) {
+    e.stage -= smin == INT_MAX ? 0 : smin;
+    S_ = std::max(S_, e.stage + 1);
+    if (e.kind == Event::Kind::Op) node_stage_[e.node] = e.stage;
+  }
   order_.resize(ev_.size());
   for (size_t i = 0; i < ev_.size(); ++i) order_[i] = static_cast<int>(i);
   std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
@@ -329,6 +349,16 @@ void Expander::make_events() {
     const int nx = x.node >= 0 ? node(x.node).op : -1, ny = y.node >= 0 ? node(y.node).op : -1;
     return std::tie(x.pos, x.t, x.rank, nx) < std::tie(y.pos, y.t, y.rank, ny);
   });
+  all_.clear();
+  if (S_ == 1) {
+    all_ = section(1, 0);
+  } else {
+    for (int p = 0; p + 1 < S_; ++p)
+      for (const auto& si : section(0, p)) all_.push_back(si);
+    for (const auto& si : section(1, 0)) all_.push_back(si);
+    for (int e = 0; e + 1 < S_; ++e)
+      for (const auto& si : section(2, e)) all_.push_back(si);
+  }
 }
 
 Text Expander::iter_text(const SInst& si, int s) const {
@@ -693,6 +723,36 @@ std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
   return out;
 }
 
+void Expander::collect_ages() {
+  for (const auto& si : all_)
+    if (si.ev >= 0)
+      instantiate(ev_[static_cast<size_t>(si.ev)].low.body, si,
+                  ev_[static_cast<size_t>(si.ev)].stage);
+}
+
+// ptxas schedules wgmma.wait_group freely inside a basic block: a full drain placed after the
+// register math that should overlap the last MMAs is hoisted above that math (seen with nvcc
+// 13.0 on attention: the softmax then waits for PV). A basic-block boundary stops it, so the
+// steady state starts at such a wait: the first event after the body's last MMA issue that waits
+// for every group, with register math in between. 0 (the graph's window) when there is none.
+long long Expander::choose_origin(const std::map<int, int>& waits) const {
+  if (S_ < 2) return 0;
+  std::vector<SInst> body = section(1, 0);
+  int last_mma = -1;
+  for (size_t i = 0; i < body.size(); ++i)
+    if (body[i].ev >= 0 && ev_[static_cast<size_t>(body[i].ev)].low.mma)
+      last_mma = static_cast<int>(i);
+  if (last_mma < 0) return 0;
+  bool math = false;
+  for (size_t i = static_cast<size_t>(last_mma) + 1; i < body.size(); ++i) {
+    const Event& e = ev_[static_cast<size_t>(body[i].ev)];
+    auto w = waits.find(sid(body[i]));
+    if (w != waits.end() && w->second == 0) return math ? e.pos : 0;
+    if (e.kind == Event::Kind::Op && !e.low.body.empty()) math = true;
+  }
+  return 0;
+}
+
 std::vector<Stmt> Expander::run() {
   fl_ = c_.f.for_loop(loop_.op);
   k_ = "k" + S(li_);
@@ -716,20 +776,22 @@ std::vector<Stmt> Expander::run() {
     }
   }
   make_events();
-  if (S_ == 1) {
-    all_ = section(1, 0);
-  } else {
-    for (int p = 0; p + 1 < S_; ++p)
-      for (const auto& si : section(0, p)) all_.push_back(si);
-    for (const auto& si : section(1, 0)) all_.push_back(si);
-    for (int e = 0; e + 1 < S_; ++e)
-      for (const auto& si : section(2, e)) all_.push_back(si);
+  // Where the steady state's loop back edge goes: first with the graph's window, derive the waits
+  // and look for a full drain after register math (see choose_origin), then rotate to it.
+  collect_ages();
+  long long origin = 0;
+  {
+    std::map<int, int> w;
+    std::map<int, std::vector<Text>> f;
+    bool ew = false;
+    std::vector<Text> ef;
+    derive_waits(w, f, ew, ef);
+    origin = choose_origin(w);
   }
-  // Instantiate once to learn every carried age; results are read after the last step.
-  for (const auto& si : all_)
-    if (si.ev >= 0)
-      instantiate(ev_[static_cast<size_t>(si.ev)].low.body, si,
-                  ev_[static_cast<size_t>(si.ev)].stage);
+  max_age_.clear();
+  place(origin, false);
+  collect_ages();
+  const int S_pipe = S_;
   std::map<int, int> result_age;
   for (size_t k = 0; k < fl_.results.size(); ++k) {
     const int y = fl_.yielded[k];
@@ -744,6 +806,12 @@ std::vector<Stmt> Expander::run() {
     rv.zero_iter = -1;
     L_.set(fl_.results[k], rv);
     c_.alias[fl_.results[k]] = {y, a};
+  }
+  // Trip counts below S - 1 take the reference order (every stage of one iteration at a time).
+  if (S_pipe > 2) {
+    place(0, true);
+    collect_ages();
+    place(origin, false);
   }
   std::map<int, int> waits;
   std::map<int, std::vector<Text>> fences;
@@ -833,14 +901,33 @@ std::vector<Stmt> Expander::run() {
     for (int e = 0; e + 1 < S_; ++e)
       piped.push_back(
           block(step_code(2, e), "drain step " + S(e) + ": stages " + S(e + 1) + ".." + S(S_ - 1)));
-    if (S_ > 2)
-      fail("a role with " + S(S_) +
-           " pipeline stages in one loop needs a path for trip counts "
-           "below " +
-           S(S_ - 1) + " (not implemented)");
-    out.push_back(if_(T_ + " >= " + S(S_ - 1), piped, "the pipelined loop needs T >= stages - 1"));
+    if (end_wait) piped.push_back(mma_wait(0, end_fence, "every wgmma group of the loop is done"));
+    std::vector<Stmt> reference;
+    if (S_ > 2) {
+      // Fewer than S - 1 iterations: the reference order, then each result moved to the copy
+      // the code after the loop reads (the pipelined path leaves it there).
+      place(0, true);
+      std::map<int, int> w2;
+      std::map<int, std::vector<Text>> f2;
+      bool ew2 = false;
+      std::vector<Text> ef2;
+      derive_waits(w2, f2, ew2, ef2);
+      reference.push_back(for_(ity + " " + k_ + " = 0", k_ + " < " + T_, "++" + k_,
+                               emit_step(section(1, 0), w2, f2),
+                               "one iteration at a time, no overlap"));
+      if (ew2) reference.push_back(mma_wait(0, ef2, "every wgmma group of the loop is done"));
+      for (const auto& [k, a] : result_age)
+        if (a > 0) {
+          const int y = fl_.yielded[static_cast<size_t>(k)];
+          reference.push_back(code(Text::ref(y, a) + " = " + R(y) + ";", "the result's copy"));
+        }
+      place(origin, false);
+    }
+    out.push_back(if_(T_ + " >= " + S(S_ - 1), piped,
+                      "the pipelined loop needs T >= stages - 1", reference));
   }
-  if (end_wait) out.push_back(mma_wait(0, end_fence, "every wgmma group of the loop is done"));
+  if (end_wait && S_ == 1)
+    out.push_back(mma_wait(0, end_fence, "every wgmma group of the loop is done"));
   if (c_.g.loops.at(static_cast<size_t>(li_)).parent_loop >= 0)
     out.push_back(code(it_ + " += " + T_ + ";", "ring slots used by this run of the loop"));
   // Folded zero inits: a loop that ran no iteration leaves them unwritten (tail duplication).

@@ -151,7 +151,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         acc_fill(acc_14_46, 0.0f);  // iter_arg 0 init (folded into scale-d)
         // op 42 arith.truncf: f16 view, converted where stored
         {  // op 44 tt.descriptor_store via staging buffer 0, node 15, stage 0
-          uint8_t* const stage = buf0 + Ring<2>::slot(it0 + (k0)) * 16384u + slice * 8192u;
+          uint8_t* const stage = buf0 + slice * 8192u;
           #pragma unroll
           for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
             if (thread_idx_in_warpgroup() == 0) {  // slot ch % 2 has been read by its last store
@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       } else {
         // op 42 arith.truncf: f16 view, converted where stored
         {  // op 44 tt.descriptor_store via staging buffer 0, node 15, stage 0
-          uint8_t* const stage = buf0 + Ring<2>::slot(it0 + (k0)) * 16384u + slice * 8192u;
+          uint8_t* const stage = buf0 + slice * 8192u;
           #pragma unroll
           for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
             if (thread_idx_in_warpgroup() == 0) {  // slot ch % 2 has been read by its last store

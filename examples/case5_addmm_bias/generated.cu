@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         tile_map(acc_13_54, [](float x0, float x1) { return x0 + x1; }, tile(acc_19_48), widen<__half>(bias_10_51));  // op 46 arith.addf, node 16, stage 0
         // op 47 arith.truncf: f16 view, converted where stored
         {  // op 49 tt.descriptor_store via staging buffer 0, node 19, stage 0
-          uint8_t* const stage = buf0 + Ring<2>::slot(it0 + (k0)) * 16384u + slice * 8192u;
+          uint8_t* const stage = buf0 + slice * 8192u;
           #pragma unroll
           for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
             if (thread_idx_in_warpgroup() == 0) {  // slot ch % 2 has been read by its last store
@@ -179,7 +179,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         tile_map(acc_13_54, [](float x0, float x1) { return x0 + x1; }, tile(acc_19_48), widen<__half>(bias_10_51));  // op 46 arith.addf, node 16, stage 0
         // op 47 arith.truncf: f16 view, converted where stored
         {  // op 49 tt.descriptor_store via staging buffer 0, node 19, stage 0
-          uint8_t* const stage = buf0 + Ring<2>::slot(it0 + (k0)) * 16384u + slice * 8192u;
+          uint8_t* const stage = buf0 + slice * 8192u;
           #pragma unroll
           for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
             if (thread_idx_in_warpgroup() == 0) {  // slot ch % 2 has been read by its last store

@@ -250,6 +250,8 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   const Text rows = L.split() ? row + " + slice * " + S(v.rows) : row;
   const std::string T = cuda_elem(c, d.elem, o.id);
   if (in_loop) L.stores_in_flight = true;
+  // The staging bytes are one set (the whole tile, or a ring of column subtiles indexed by the
+  // box, not by the loop iteration): the loop's previous stores are waited for below.
   std::vector<Stmt> chunk;
   Text at;  // this box's staging bytes
   if (whole) {
@@ -261,14 +263,14 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
                          "previous stores have read the staging"));
       blk.push_back(code("warpgroup_sync(" + S(c.bar_warpgroup()) + " + wg);"));
     }
-    blk.push_back(code(Text("uint8_t* const stage = ") + L.slot_addr(*b) +
+    blk.push_back(code(Text("uint8_t* const stage = ") + c.buf_name(b->id) +
                        (parts > 1 ? " + slice * " + S(box_bytes * nbox) + "u" : "") + ";"));
     at = "stage + ch * " + S(box_bytes) + "u";
   } else {
     // Slot s holds every warpgroup's [rows][w] box of one column subtile: warpgroup k's at
     // s * slot bytes + k * box bytes. Box ch reuses the bytes of box ch - depth, so the storing
     // thread first waits until at most depth - 1 of its stores are still reading.
-    blk.push_back(code(Text("uint8_t* const stage = ") + L.slot_addr(*b) +
+    blk.push_back(code(Text("uint8_t* const stage = ") + c.buf_name(b->id) +
                        (parts > 1 ? " + slice * " + S(box_bytes) + "u" : "") + ";"));
     if (in_loop)
       // Stores of the previous iteration may still read any slot; box 0 waits for all of them

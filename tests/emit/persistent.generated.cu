@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         {  // op 34 tt.descriptor_store via staging buffer 0, node 7, stage 0
           if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
           warpgroup_sync(1 + wg);
-          uint8_t* const stage = buf0 + Ring<1>::slot(it0 + (k0)) * 32768u + slice * 16384u;
+          uint8_t* const stage = buf0 + slice * 16384u;
           #pragma unroll
           for (int ch = 0; ch < 2; ++ch) {  // convert to f16 and store 2 TMA boxes
             acc_store_box<__half, 128, 64>(stage + ch * 8192u, acc_9_38, 0, 64 * ch, 0);
@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         {  // op 34 tt.descriptor_store via staging buffer 0, node 7, stage 0
           if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
           warpgroup_sync(1 + wg);
-          uint8_t* const stage = buf0 + Ring<1>::slot(it0 + (k0)) * 32768u + slice * 16384u;
+          uint8_t* const stage = buf0 + slice * 16384u;
           #pragma unroll
           for (int ch = 0; ch < 2; ++ch) {  // convert to f16 and store 2 TMA boxes
             acc_store_box<__half, 128, 64>(stage + ch * 8192u, acc_9_38, 0, 64 * ch, 0);

@@ -82,6 +82,9 @@ int main() {
   run_shape(72, 40, 8, res);        // smaller than one tile in every dimension
   run_shape(1024, 1024, 128, res);  // 32 tiles
   run_shape(4352, 2048, 64, res);   // 272 tiles: more than one tile per CTA on any Hopper part
+  // 153 tiles of 128x256 and 3 k-iterations: a persistent CTA runs a second tile through its
+  // epilogue staging ring (a slot offset there once wrote past the ring, only from tile 2 on).
+  run_shape(2176, 2304, 192, res);
   sched2cu_arg args[7] = {};
   res.check(sched2cu_launch(args, 6, nullptr) == cudaErrorInvalidValue, "wrong nargs rejected");
   res.check(sched2cu_launch(nullptr, 7, nullptr) == cudaErrorInvalidValue, "null args rejected");

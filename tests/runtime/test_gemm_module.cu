@@ -69,6 +69,9 @@ int main() {
   run_shape(200, 264, 72, res);     // edges in M, N and K
   run_shape(128, 256, 64, res);     // one tile, one k-iteration
   run_shape(1024, 1024, 128, res);  // more tiles than a persistent grid has CTAs? (32 tiles)
+  // 153 tiles of 128x256 and 3 k-iterations: a persistent CTA runs a second tile through its
+  // epilogue staging ring (a slot offset there once wrote past the ring, only from tile 2 on).
+  run_shape(2176, 2304, 192, res);
   sched2cu_arg args[6] = {};
   res.check(sched2cu_launch(args, 5, nullptr) == cudaErrorInvalidValue, "wrong nargs rejected");
   args[3].i = 128;

@@ -286,6 +286,21 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
   return grid;
 }
 
+std::vector<std::vector<int>> load_axes(const Function& f) {
+  Deriver dv(f);
+  std::vector<std::vector<int>> out;
+  for (const auto& op : f.ops) {
+    if (op.name != "tt.descriptor_load" || op.operand_segments.size() < 2) continue;
+    std::set<int> axes;
+    for (int d = 0; d < op.operand_segments[1]; ++d) {
+      Linear l = dv.lin(op.operands.at(1 + d));
+      for (const auto& [ax, c] : l.coef) axes.insert(ax);
+    }
+    out.emplace_back(axes.begin(), axes.end());
+  }
+  return out;
+}
+
 std::vector<GridExpr> parse_grid_flag(const std::string& text) {
   std::vector<GridExpr> out;
   size_t start = 0;

@@ -237,8 +237,23 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   }
   // Rasterize only a true 2D grid: programs of a 1D or persistent grid already choose their own
   // order, and the emitter's flattening needs z == 1.
-  if (o.raster_group > 0 && !g.launch.grid[1].is_int(1) && g.launch.grid[2].is_int(1))
-    g.launch.raster_group = o.raster_group;
+  // Grouping x-programs pays when one operand is indexed by x alone and another by y alone (a
+  // GEMM's A and B: the group shares both in L2). With no x-only operand (attention: K and V
+  // depend on the head only), the plain x-fastest order keeps one y's operands shared by the
+  // most programs in flight.
+  bool x_only = false, y_only = false;
+  for (const auto& axes : load_axes(f)) {
+    x_only |= axes == std::vector<int>{0};
+    y_only |= axes == std::vector<int>{1};
+  }
+  if (o.raster_group > 0 && !g.launch.grid[1].is_int(1) && g.launch.grid[2].is_int(1)) {
+    if (x_only && y_only)
+      g.launch.raster_group = o.raster_group;
+    else
+      ks.notes.push_back(
+          "grid: no rasterization (no operand is indexed by x alone and another "
+          "by y alone; the x-fastest launch order already shares them)");
+  }
   // Ping-pong consumers (docs/scheduler.md, "Partition").
   if (main_loop >= 0 && main_loop == pingpong_loop && g.launch.roles.size() > 1 &&
       g.launch.roles[1].split_parts > 1) {

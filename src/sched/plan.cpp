@@ -24,6 +24,8 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
     compact(g, p.sched);
     validate_schedule(g, p.sched, "the exact method after compaction");
   }
+  sink_mma_feeders(g, p.sched);
+  validate_schedule(g, p.sched, "sinking MMA feeders");
   p.ii_before_cut = p.sched.ii;
   // Store staging form (docs/scheduler.md, "Epilogue staging"): the whole stored tile, unless it
   // does not fit or costs another ring depth that a 2-slot ring of column subtiles would not.
@@ -61,6 +63,8 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
     validate_schedule(g, p.sched, "IMS after a shared-memory cut");
     compact(g, p.sched);
     validate_schedule(g, p.sched, "IMS after a cut and compaction");
+    sink_mma_feeders(g, p.sched);
+    validate_schedule(g, p.sched, "sinking MMA feeders after a cut");
     auto again = depths();
     for (size_t i = 0; i < again.size(); ++i) again[i].depth = std::min(again[i].depth, cap[i]);
     if (ii_for_depths(again, p.sched.ii) <= p.sched.ii &&

@@ -3,8 +3,11 @@
 #include "sched2cu/sched/schedule.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
+
+#include "sched2cu/sched/validate.h"
 
 namespace sched2cu::sched {
 
@@ -58,6 +61,75 @@ void compact(const ddg::Ddg& g, Schedule& s) {
       s.cycle = c;
       normalize(s);
       return;
+    }
+  }
+}
+
+void sink_mma_feeders(const ddg::Ddg& g, Schedule& s) {
+  const int n = static_cast<int>(g.nodes.size());
+  auto succs = g.succ_edges();
+  // feeds[v]: every distance-0 successor path from v ends in a TC node (views in between).
+  std::vector<int> feeds(static_cast<size_t>(n), -1);  // -1 unknown, 0 no, 1 yes
+  std::function<bool(int)> only_mmas = [&](int v) -> bool {
+    int& f = feeds[static_cast<size_t>(v)];
+    if (f >= 0) return f == 1;
+    f = 0;
+    bool any = false, ok = true;
+    for (int ei : succs[static_cast<size_t>(v)]) {
+      const auto& e = g.edges[static_cast<size_t>(ei)];
+      if (e.distance != 0 || e.dst == v) continue;
+      const auto& d = g.nodes[static_cast<size_t>(e.dst)];
+      any = true;
+      if (d.pipe == ddg::Pipe::TC) continue;
+      ok = ok && d.pipe == ddg::Pipe::NONE && !d.super_node && only_mmas(e.dst);
+    }
+    f = any && ok ? 1 : 0;
+    return f == 1;
+  };
+  // Register math (CUDA, SFU) feeding only MMAs, and the views between it and them.
+  std::vector<int> cand;
+  std::vector<char> in(static_cast<size_t>(n), 0);
+  for (int v = 0; v < n; ++v) {
+    const auto& x = g.nodes[static_cast<size_t>(v)];
+    if ((x.pipe == ddg::Pipe::CUDA || x.pipe == ddg::Pipe::SFU) && only_mmas(v)) {
+      cand.push_back(v);
+      in[static_cast<size_t>(v)] = 1;
+    }
+  }
+  for (size_t i = 0; i < cand.size(); ++i)
+    for (int ei : succs[static_cast<size_t>(cand[i])]) {
+      const auto& e = g.edges[static_cast<size_t>(ei)];
+      const auto& d = g.nodes[static_cast<size_t>(e.dst)];
+      if (e.distance == 0 && d.pipe == ddg::Pipe::NONE && !in[static_cast<size_t>(e.dst)] &&
+          only_mmas(e.dst)) {
+        in[static_cast<size_t>(e.dst)] = 1;
+        cand.push_back(e.dst);
+      }
+    }
+  // Latest first, so that a view between a feeder and its MMA has moved before the feeder.
+  std::sort(cand.begin(), cand.end(), [&](int a, int b) {
+    return std::tie(s.cycle[static_cast<size_t>(b)], b) <
+           std::tie(s.cycle[static_cast<size_t>(a)], a);
+  });
+  for (int v : cand) {
+    int64_t latest = INT64_MAX;
+    for (int ei : succs[static_cast<size_t>(v)]) {
+      const auto& e = g.edges[static_cast<size_t>(ei)];
+      if (e.dst == v) continue;
+      latest =
+          std::min(latest, s.cycle[static_cast<size_t>(e.dst)] + e.distance * s.ii - e.latency);
+    }
+    const int64_t cur = s.cycle[static_cast<size_t>(v)];
+    if (latest == INT64_MAX || latest <= cur) continue;
+    Mrt mrt(g, s.ii);
+    for (int u = 0; u < n; ++u)
+      if (u != v) mrt.place(u, s.cycle[static_cast<size_t>(u)]);
+    for (int64_t t = latest; t > cur; --t) {
+      if (!mrt.fits(v, t)) continue;
+      Schedule trial = s;
+      trial.cycle[static_cast<size_t>(v)] = t;
+      if (check_schedule(g, trial).empty()) s = trial;
+      break;
     }
   }
 }

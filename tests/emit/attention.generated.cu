@@ -49,14 +49,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
   const int wg = warpgroup_idx();
-  // CTA rasterization (launch.raster_group 16): groups of 16 x-programs share the y-indexed operand in L2
-  const int cta_ = static_cast<int>(blockIdx.x);
-  const int group_ = 16 * num_programs_y;
-  const int first_x_ = cta_ / group_ * 16;
-  const int gsize_ = min(num_programs_x - first_x_, 16);
-  const int program_id_x = first_x_ + cta_ % group_ % gsize_;
-  const int program_id_y = cta_ % group_ / gsize_;
-  const int program_id_z = 0;
+  const int program_id_x = static_cast<int>(blockIdx.x);
+  const int program_id_y = static_cast<int>(blockIdx.y);
+  const int program_id_z = static_cast<int>(blockIdx.z);
   const int c128_i32_9 = 128;  // op 0 arith.constant
   const long long c128_i64_10 = 128LL;  // op 1 arith.constant
   const long long c1_i64_11 = 1LL;  // op 2 arith.constant
@@ -172,8 +167,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
         l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
-        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
-        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
         row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
         ring0_0->wait_full(it0 + 1);  // ring 0: data landed, stage 0
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
@@ -184,6 +177,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit();
         wgmma_fence_operand(qk_14_45);
+        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
+        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
         ring0_1->wait_full(it0 + 0);  // ring 1: data landed, stage 1
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 1
         wgmma_fence();  // op 53 ttng.warp_group_dot
@@ -223,8 +218,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         if ((threadIdx.x % 32) == 0) ring0_1->release(it0 + (k0 - 2));  // ring 1: every reader is done, stage 2
-        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
-        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
         row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
         ring0_0->wait_full(it0 + (k0));  // ring 0: data landed, stage 0
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
@@ -235,6 +228,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit();
         wgmma_fence_operand(qk_14_45);
+        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
+        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
         ring0_1->wait_full(it0 + (k0 - 1));  // ring 1: data landed, stage 1
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 1
         wgmma_fence();  // op 53 ttng.warp_group_dot
@@ -274,9 +269,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         if ((threadIdx.x % 32) == 0) ring0_1->release(it0 + (T0 - 2));  // ring 1: every reader is done, stage 2
+        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
         tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
         tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
-        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
         ring0_1->wait_full(it0 + (T0 - 1));  // ring 1: data landed, stage 1
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 1
@@ -337,9 +332,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         row_map(alpha_23_58, [](float x0) { return fast_exp2(x0); }, row(alpha_57));  // op 42 math.exp2, node 14, stage 0
         row_map(l_i_31_71, [](float x0, float x1) { return x0 * x1; }, row(l_i_32_72_c1), row(alpha_23_58));  // op 54 arith.mulf, node 24, stage 0
         acc_row_reduce(l_ij_59, p_22_56, [](float l_ij_33_60, float l_ij_34_61) { const float l_ij_35_62 = l_ij_33_60 + l_ij_34_61; return l_ij_35_62; });  // op 43 tt.reduce, node 15, stage 0
+        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71), row(l_ij_59));  // op 55 arith.addf, node 25, stage 0
         tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56));  // op 51 arith.truncf, node 21, stage 0
         tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58));  // op 48 arith.mulf, node 18, stage 0
-        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71), row(l_ij_59));  // op 55 arith.addf, node 25, stage 0
         ring0_1->wait_full(it0 + (k0));  // ring 1: data landed, stage 0
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 0
         wgmma_fence();  // op 53 ttng.warp_group_dot
@@ -458,7 +453,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long grid_y = (arg_H * arg_Z);
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
-  if (grid_x * grid_y > 2147483647LL) return cudaErrorInvalidValue;
+  if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return cudaErrorInvalidValue;
   CUtensorMap map_q_desc_21;  // op 12 tt.make_tensor_descriptor
   {
     const uint64_t dims[2] = {static_cast<uint64_t>((128)), static_cast<uint64_t>(((arg_Z * arg_H) * arg_N_CTX))};
@@ -505,8 +500,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
       return e;
     smem_attr_set = true;
   }
-  // Linearized grid: the kernel maps CTAs to program ids in groups (launch.raster_group).
-  const dim3 grid(static_cast<unsigned>(grid_x * grid_y), 1u, 1u);
+  const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
   attn_fwd_kernel<<<grid, kThreads, kSmemAlloc, stream>>>(map_q_desc_21, map_k_desc_22, map_v_desc_23, map_o_desc_24, map_m_desc_25, arg_Q, arg_K, arg_V, arg_O, arg_M, static_cast<float>(arg_sm_scale), static_cast<int>(arg_Z), static_cast<int>(arg_H), static_cast<int>(arg_N_CTX), static_cast<int>(grid_x), static_cast<int>(grid_y), static_cast<int>(grid_z));
   return cudaGetLastError();
 }

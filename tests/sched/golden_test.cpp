@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <map>
 
+#include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/ddg/build.h"
 #include "sched2cu/sched/kernel.h"
 #include "sched2cu/sched/validate.h"
+#include "sched2cu/sgraph/grid_expr.h"
 #include "sched2cu/sgraph/validate.h"
 #include "sched2cu/ttgir/parser.h"
 
@@ -253,4 +255,47 @@ TEST(Kernel, FunctionScopeRegisterLoadIsNotResident) {
   for (const auto& b : ks.graph.buffers) EXPECT_NE(b.producer_op, load);
   EXPECT_EQ(ks.plans.at(0).rings.at(0).depth, 4);
   EXPECT_TRUE(sgraph::check(ks.graph).empty());
+}
+
+TEST(Kernel, GridAxesAreExpressionsOfKernelParameters) {
+  InRepo here;
+  auto t = target();
+  auto fa =
+      sched::schedule_kernel(ttgir::parse_file("examples/case3_FA/pre_modulo.ttgir"), "x", t, {});
+  ASSERT_EQ(fa.graph.launch.grid.size(), 3u);
+  EXPECT_EQ(sgraph::to_text(fa.graph.launch.grid[0]), "cdiv(N_CTX, 128)");
+  EXPECT_EQ(sgraph::to_text(fa.graph.launch.grid[1]),
+            "H * Z");  // off_hz indexes Z * H * N_CTX rows
+  EXPECT_TRUE(fa.graph.launch.grid[2].is_int(1));
+  // K and V are indexed by the head alone, Q by both axes: no operand is x-only, so the launch
+  // keeps the x-fastest order; case1's A (x only) and B (y only) are grouped.
+  EXPECT_EQ(fa.graph.launch.raster_group, 0);
+  auto gemm = sched::schedule_kernel(ttgir::parse_file("tests/emit/case1_input.ttgir"), "x", t, {});
+  EXPECT_EQ(sgraph::to_text(gemm.graph.launch.grid[0]), "cdiv(M, 128)");
+  EXPECT_EQ(sgraph::to_text(gemm.graph.launch.grid[1]), "cdiv(N, 256)");
+  EXPECT_GT(gemm.graph.launch.raster_group, 0);
+}
+
+TEST(Kernel, UnderivableGridAxisNamesTheProgramIdAndTheFlag) {
+  InRepo here;
+  auto t = target();
+  std::string text = read_file("tests/emit/case1_input.ttgir");
+  // pid_m scaled by 64 indexes a 128-row box: not `pid * BLOCK`, so x has no derivable extent.
+  for (size_t p = 0; (p = text.find("arith.muli %pid_m, %c128_i32", p)) != std::string::npos;)
+    text.replace(p, 29, "arith.muli %pid_m, %c64_i32 ");
+  auto m = ttgir::parse_module(text, "odd.ttgir");
+  try {
+    sched::schedule_kernel(m, "x", t, {});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("odd.ttgir:21:"), std::string::npos) << w;
+    EXPECT_NE(w.find("program id axis x"), std::string::npos) << w;
+    EXPECT_NE(w.find("--grid"), std::string::npos) << w;
+  }
+  // With the grid given, the same module schedules.
+  sched::KernelOptions o;
+  o.grid = "cdiv(M, 64),cdiv(N, 256),1";
+  auto ks = sched::schedule_kernel(m, "x", t, o);
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(M, 64)");
 }

@@ -16,6 +16,11 @@ namespace sched2cu::sched {
 std::vector<sgraph::GridExpr> derive_grid(const ttgir::Module& m, const ttgir::Function& f,
                                           std::vector<std::string>& notes);
 
+// The program-id axes each tensor-descriptor load's coordinates depend on, in program order
+// (for the rasterization decision: an operand indexed by one axis only is reused across the
+// other's programs).
+std::vector<std::vector<int>> load_axes(const ttgir::Function& f);
+
 // `--grid X,Y,Z`: three grid expressions in the text syntax of sgraph::parse_grid_expr.
 std::vector<sgraph::GridExpr> parse_grid_flag(const std::string& text);
 

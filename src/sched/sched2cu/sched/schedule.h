@@ -63,6 +63,13 @@ class Mrt {
   std::vector<std::vector<int>> table_;
 };
 
+// Register math whose every result reaches only MMAs (through views) is moved as late as its
+// dependences and the reservation table allow: right before the MMA that reads it, where it
+// overlaps the MMAs issued before it instead of delaying their issue (attention's O rescale and
+// P conversion inside the warpgroup's tensor-core turn). Keeps the schedule valid (checked; a
+// move that breaks it is undone) and never changes II.
+void sink_mma_feeders(const ddg::Ddg& g, Schedule& s);
+
 // Shifts all cycles so that the smallest is 0 (keeps every modulo relation intact).
 void normalize(Schedule& s);
 

@@ -162,11 +162,15 @@ SCHED2CU_DEVICE float tree_combine(float (&x)[Count], F f) {
   return x[0];
 }
 
-// r[row] = f-reduction over all N columns of each row of a (tt.reduce along axis 1 of the
-// accumulator layout): a tree over this thread's N / 4 values per row, then across the 4 lanes
-// of the quad holding the row (xor 1, 2). Every lane of the quad holds the result.
+// Quad partials: a RowVec may hold, instead of its row's value in every lane of the quad, one
+// partial per lane whose combination over the quad is the value. A sum carried across loop
+// iterations in this form (l = l * alpha + rowsum(p), alpha equal across the quad) needs its
+// shuffles once, after the loop, instead of every iteration (docs/emitter.md, "Deferred quad
+// sums"). The emitter decides where; these are the pieces.
+
+// r[row] = this lane's f-reduction of its N / 4 values of each row of a: a tree, no shuffle.
 template <int M, int N, class F>
-SCHED2CU_DEVICE void acc_row_reduce(RowVec<M>& r, const AccTile<M, N>& a, F f) {
+SCHED2CU_DEVICE void acc_row_partial(RowVec<M>& r, const AccTile<M, N>& a, F f) {
 #pragma unroll
   for (int s = 0; s < M / 64; ++s) {
     float x[N / 4], y[N / 4];
@@ -177,7 +181,18 @@ SCHED2CU_DEVICE void acc_row_reduce(RowVec<M>& r, const AccTile<M, N>& a, F f) {
       y[2 * b] = a.v[s][4 * b + 2];
       y[2 * b + 1] = a.v[s][4 * b + 3];
     }
-    float m0 = tree_combine(x, f), m1 = tree_combine(y, f);
+    r.v[s][0] = tree_combine(x, f);
+    r.v[s][1] = tree_combine(y, f);
+  }
+}
+
+// Combines each row's partials across the 4 lanes of its quad (xor 1, 2), in place: every lane
+// holds the row's value afterwards.
+template <int M, class F>
+SCHED2CU_DEVICE void row_quad_reduce(RowVec<M>& r, F f) {
+#pragma unroll
+  for (int s = 0; s < M / 64; ++s) {
+    float m0 = r.v[s][0], m1 = r.v[s][1];
     m0 = f(m0, __shfl_xor_sync(0xffffffffu, m0, 1));
     m1 = f(m1, __shfl_xor_sync(0xffffffffu, m1, 1));
     m0 = f(m0, __shfl_xor_sync(0xffffffffu, m0, 2));
@@ -185,6 +200,24 @@ SCHED2CU_DEVICE void acc_row_reduce(RowVec<M>& r, const AccTile<M, N>& a, F f) {
     r.v[s][0] = m0;
     r.v[s][1] = m1;
   }
+}
+
+// A quad-partial sum equal to x in every row: x in the quad's first lane, 0 in the others
+// (exact: the quad sum adds zeros).
+template <int M>
+SCHED2CU_DEVICE void row_fill_quad_sum(RowVec<M>& r, float x) {
+  const float v = threadIdx.x % 4 == 0 ? x : 0.f;
+#pragma unroll
+  for (int s = 0; s < M / 64; ++s) r.v[s][0] = r.v[s][1] = v;
+}
+
+// r[row] = f-reduction over all N columns of each row of a (tt.reduce along axis 1 of the
+// accumulator layout): a tree over this thread's N / 4 values per row, then across the 4 lanes
+// of the quad holding the row (xor 1, 2). Every lane of the quad holds the result.
+template <int M, int N, class F>
+SCHED2CU_DEVICE void acc_row_reduce(RowVec<M>& r, const AccTile<M, N>& a, F f) {
+  acc_row_partial(r, a, f);
+  row_quad_reduce(r, f);
 }
 
 // ---- row vectors to shared memory -----------------------------------------------------------

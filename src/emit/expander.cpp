@@ -15,91 +15,10 @@
 #include <functional>
 #include <map>
 
-#include "lower.h"
+#include "expander.h"
 #include "sched2cu/common/diag.h"
 
-namespace sched2cu::emit {
-namespace {
-
-using sgraph::Loop;
-using sgraph::Node;
-
-struct Event {
-  enum class Kind { Op, WaitFull, WaitEmptyArm, Release } kind = Kind::Op;
-  int node = -1;  // Op
-  int ring = -1;  // ring events
-  long long t = 0;
-  int stage = 0;
-  long long pos = 0;
-  int rank = 1;                  // tie break at equal cycles: waits/arms 0, ops 1, releases 2
-  Lowered low;                   // Op
-  std::vector<int> mma_readers;  // Release: MMA nodes reading the slot
-  long long bytes = 0;           // WaitEmptyArm
-};
-
-// One statically emitted event instance: a section step (prologue p, steady state, drain e) and
-// the event, or -1 for the step's carry shifts.
-struct SInst {
-  int sec = 0;  // 0 prologue, 1 steady state, 2 drain
-  int step = 0;
-  int ev = -1;
-};
-
-struct Req {
-  int mma;   // node
-  int back;  // the MMA instance was issued `back` steps before (iteration = step - back - stage)
-};
-
-class Expander {
- public:
-  Expander(Lower& L, int li) : L_(L), c_(L.c), li_(li), loop_(c_.g.loops.at(li)) {}
-  std::vector<Stmt> run();
-  std::vector<Stmt> decls;  // what run() declared (a nested loop's are hoisted by its parent)
-
- private:
-  Lower& L_;
-  Ctx& c_;
-  const int li_;
-  const Loop& loop_;
-  ttgir::ForLoop fl_;
-  std::vector<int> nodes_;         // included node ids, op order
-  std::map<int, int> node_stage_;  // node -> normalized stage
-  std::map<int, int> def_node_;    // value -> defining node (results of included nodes)
-  std::map<int, int> yield_of_;    // iter_arg -> yielded value
-  std::map<int, int> max_age_;     // value -> largest age read
-  std::vector<Event> ev_;
-  int S_ = 1;
-  long long ii_ = 1;
-  std::vector<int> order_;  // event indices in body order
-  std::string k_, T_, it_;  // names of the step variable, trip count, ring counter base
-
-  const Node& node(int id) const { return loop_.nodes.at(static_cast<size_t>(id)); }
-  [[noreturn]] void fail(const std::string& msg) const { c_.fail(loop_.op, msg); }
-
-  void select_nodes();
-  void lower_nodes(std::vector<Stmt>& pre);
-  void make_events();
-  void place(long long origin, bool sequential);
-  void collect_ages();     // instantiates every static instance once (learns carried ages)
-  long long choose_origin(const std::map<int, int>& waits) const;
-  // Iteration index of an instance of stage s in section/step, as text and its least value.
-  Text iter_text(const SInst& si, int s) const;
-  long long iter_min(const SInst& si, int s) const;
-  std::vector<Stmt> instantiate(std::vector<Stmt> body, const SInst& si, int s);
-  int age_of(int value, int s_use) const;
-  std::vector<SInst> section(int sec, int step) const;
-  std::vector<Stmt> emit_step(const std::vector<SInst>& insts, const std::map<int, int>& waits,
-                              const std::map<int, std::vector<Text>>& fences);
-  void derive_waits(std::map<int, int>& waits, std::map<int, std::vector<Text>>& fences,
-                    bool& end_wait, std::vector<Text>& end_fence);
-  std::vector<Req> requirements(const SInst& si) const;
-  std::vector<std::pair<int, int>> writes(const SInst& si) const;  // (value, age)
-  std::vector<std::pair<int, int>> mma_regs(int node) const;       // issue-time variables
-  std::map<std::pair<int, int>, std::vector<SInst>> sinst_index_;
-  std::vector<SInst> all_;          // every static instance, in emission order
-  std::map<int, Lowered> lowered_;  // node -> its template
-  int sid(const SInst& si) const;
-};
+namespace sched2cu::emit::detail {
 
 bool works_in(const Lower& L, int li) {
   for (const auto& n : L.c.g.loops.at(static_cast<size_t>(li)).nodes) {
@@ -236,7 +155,7 @@ void Expander::lower_nodes(std::vector<Stmt>& pre) {
     if (init.lay == Lay::Splat) {
       const Text x = init.scalar.empty() ? R(init.scalar_value) : Text(init.scalar);
       const char* fill = v.lay == Lay::Acc   ? "acc_fill"
-                         : v.lay == Lay::Row ? "row_fill"
+                         : v.lay == Lay::Row ? (v.partial ? "row_fill_quad_sum" : "row_fill")
                          : v.lay == Lay::Col ? "col_fill"
                                              : nullptr;
       if (fill == nullptr) fail("iter_arg " + S(static_cast<long long>(k)) + ": unsupported init");
@@ -460,190 +379,6 @@ int Expander::sid(const SInst& si) const {
   return -1;
 }
 
-// The variables an MMA node's group reads or writes asynchronously, as named at its issue.
-std::vector<std::pair<int, int>> Expander::mma_regs(int n) const {
-  std::vector<std::pair<int, int>> out;
-  const int s = node_stage_.at(n);
-  for (const auto& e : ev_)
-    if (e.node == n)
-      for (const auto& t : e.low.mma_regs)
-        for (const auto& p : t.pieces())
-          if (p.value >= 0 && !is_pseudo(p.value)) {
-            int v = p.value, a = age_of(v, s);
-            if (yield_of_.count(p.value)) {
-              v = yield_of_.at(p.value);
-              a = age_of(v, s);
-              if (a != INT_MIN) ++a;
-            }
-            if (a != INT_MIN) out.emplace_back(v, a);
-          }
-  return out;
-}
-
-std::vector<Req> Expander::requirements(const SInst& si) const {
-  std::vector<Req> out;
-  auto mma_of = [&](int v) -> int {
-    auto it = def_node_.find(v);
-    if (it == def_node_.end() || !node_stage_.count(it->second)) return -1;
-    return node(it->second).pipeline == "TC" ? it->second : -1;
-  };
-  if (si.ev < 0) {  // carry shifts read the previous copies
-    for (const auto& [v, amax] : max_age_) {
-      const int m = mma_of(v);
-      if (m >= 0)
-        for (int a = 1; a <= amax; ++a) out.push_back({m, a});
-    }
-    return out;
-  }
-  const Event& e = ev_[static_cast<size_t>(si.ev)];
-  if (e.kind == Event::Kind::Release) {
-    // The reader of iteration j issued in step j + stage(reader); the release of iteration j
-    // runs in step j + stage(release).
-    for (int m : e.mma_readers) out.push_back({m, e.stage - node_stage_.at(m)});
-    return out;
-  }
-  if (e.kind != Event::Kind::Op || e.low.mma) return out;
-  // Register reads of MMA results: each reference (value, age) was defined `age` steps ago.
-  std::vector<Stmt> body = e.low.body;
-  std::function<void(const std::vector<Stmt>&)> scan = [&](const std::vector<Stmt>& v) {
-    for (const auto& st : v) {
-      for (const Text* t : {&st.text, &st.cond, &st.init, &st.var})
-        for (const auto& p : t->pieces()) {
-          if (p.value < 0 || is_pseudo(p.value)) continue;
-          int val = p.value, a;
-          if (yield_of_.count(val)) {
-            val = yield_of_.at(val);
-            a = age_of(val, e.stage);
-            if (a != INT_MIN) ++a;
-          } else {
-            a = age_of(val, e.stage);
-          }
-          const int m = mma_of(val);
-          if (m >= 0 && a != INT_MIN) out.push_back({m, a});
-        }
-      scan(st.body);
-      scan(st.else_body);
-    }
-  };
-  scan(body);
-  return out;
-}
-
-std::vector<std::pair<int, int>> Expander::writes(const SInst& si) const {
-  std::vector<std::pair<int, int>> out;
-  if (si.ev < 0) {
-    for (const auto& [v, amax] : max_age_)
-      for (int a = 1; a <= amax; ++a) out.emplace_back(v, a);
-    return out;
-  }
-  const Event& e = ev_[static_cast<size_t>(si.ev)];
-  if (e.kind != Event::Kind::Op || e.low.mma) return out;
-  for (int r : c_.op(node(e.node).op).results) out.emplace_back(r, 0);
-  return out;
-}
-
-// Simulates the emitted sequence for trip counts S - 1 .. S + 6 and derives, per static
-// instance, the deepest wgmma.wait_group that still completes every MMA it needs (register reads
-// of MMA results, slot releases, writes to registers an MMA still reads), and what to fence.
-void Expander::derive_waits(std::map<int, int>& waits, std::map<int, std::vector<Text>>& fences,
-                            bool& end_wait, std::vector<Text>& end_fence) {
-  struct Dyn {
-    int sid;
-    long long step;
-  };
-  auto sequence = [&](long long T) {
-    std::vector<Dyn> seq;
-    auto add = [&](int sec, int step, long long k) {
-      for (const auto& si : section(sec, step)) seq.push_back({sid(si), k});
-    };
-    if (S_ == 1) {
-      for (long long k = 0; k < T; ++k) add(1, 0, k);
-    } else {
-      for (int p = 0; p + 1 < S_; ++p) add(0, p, p);
-      for (long long k = S_ - 1; k < T; ++k) add(1, 0, k);
-      for (int e = 0; e + 1 < S_; ++e) add(2, e, T + e);
-    }
-    return seq;
-  };
-  // Issue-time registers of each MMA node.
-  std::map<int, std::vector<std::pair<int, int>>> regs;
-  for (int id : nodes_)
-    if (node(id).pipeline == "TC") regs[id] = mma_regs(id);
-  auto text_of = [&](int m) {
-    std::vector<Text> out;
-    for (const auto& [v, a] : regs[m]) out.push_back(Text::ref(v, a));
-    return out;
-  };
-  for (int round = 0; round < 8; ++round) {
-    bool changed = false;
-    end_wait = false;
-    std::map<int, std::set<int>> completed_by;  // sid -> MMA nodes it completes
-    for (long long T = std::max(0, S_ - 1); T <= S_ + 6; ++T) {
-      const auto seq = sequence(T);
-      std::vector<std::pair<int, long long>> issued;  // (node, iteration) in issue order
-      std::vector<char> done;
-      for (const auto& d : seq) {
-        const SInst& si = all_[static_cast<size_t>(d.sid)];
-        auto need = [&](int m, long long iter) {
-          if (iter < 0) return;
-          long long idx = -1;
-          for (long long i = static_cast<long long>(issued.size()) - 1; i >= 0; --i)
-            if (issued[static_cast<size_t>(i)].first == m &&
-                issued[static_cast<size_t>(i)].second == iter) {
-              idx = i;
-              break;
-            }
-          if (idx < 0 || done[static_cast<size_t>(idx)]) return;
-          const int n = static_cast<int>(issued.size() - 1 - static_cast<size_t>(idx));
-          auto it = waits.find(d.sid);
-          if (it == waits.end() || it->second > n) {
-            waits[d.sid] = n;
-            changed = true;
-          }
-        };
-        for (const auto& r : requirements(si)) need(r.mma, d.step - r.back - node_stage_.at(r.mma));
-        // Writes to variables an in-flight MMA uses.
-        for (const auto& w : writes(si))
-          for (size_t i = 0; i < issued.size(); ++i) {
-            if (done[i]) continue;
-            for (const auto& rv : regs[issued[i].first])
-              if (rv == w) need(issued[i].first, issued[i].second);
-          }
-        auto it = waits.find(d.sid);
-        if (it != waits.end()) {
-          const long long keep = it->second;
-          for (long long i = 0; i + keep < static_cast<long long>(issued.size()); ++i)
-            if (!done[static_cast<size_t>(i)]) {
-              done[static_cast<size_t>(i)] = 1;
-              completed_by[d.sid].insert(issued[static_cast<size_t>(i)].first);
-            }
-        }
-        if (si.ev >= 0) {
-          const Event& e = ev_[static_cast<size_t>(si.ev)];
-          if (e.kind == Event::Kind::Op && e.low.mma) {
-            issued.emplace_back(e.node, d.step - e.stage);
-            done.push_back(0);
-          }
-        }
-      }
-      for (size_t i = 0; i < issued.size(); ++i)
-        if (!done[i]) {
-          end_wait = true;
-          completed_by[-1].insert(issued[i].first);
-        }
-    }
-    fences.clear();
-    end_fence.clear();
-    for (const auto& [s, ms] : completed_by)
-      for (int m : ms) {
-        auto t = text_of(m);
-        auto& dst = s < 0 ? end_fence : fences[s];
-        dst.insert(dst.end(), t.begin(), t.end());
-      }
-    if (!changed) break;
-  }
-}
-
 std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
                                       const std::map<int, int>& waits,
                                       const std::map<int, std::vector<Text>>& fences) {
@@ -730,29 +465,6 @@ void Expander::collect_ages() {
                   ev_[static_cast<size_t>(si.ev)].stage);
 }
 
-// ptxas schedules wgmma.wait_group freely inside a basic block: a full drain placed after the
-// register math that should overlap the last MMAs is hoisted above that math (seen with nvcc
-// 13.0 on attention: the softmax then waits for PV). A basic-block boundary stops it, so the
-// steady state starts at such a wait: the first event after the body's last MMA issue that waits
-// for every group, with register math in between. 0 (the graph's window) when there is none.
-long long Expander::choose_origin(const std::map<int, int>& waits) const {
-  if (S_ < 2) return 0;
-  std::vector<SInst> body = section(1, 0);
-  int last_mma = -1;
-  for (size_t i = 0; i < body.size(); ++i)
-    if (body[i].ev >= 0 && ev_[static_cast<size_t>(body[i].ev)].low.mma)
-      last_mma = static_cast<int>(i);
-  if (last_mma < 0) return 0;
-  bool math = false;
-  for (size_t i = static_cast<size_t>(last_mma) + 1; i < body.size(); ++i) {
-    const Event& e = ev_[static_cast<size_t>(body[i].ev)];
-    auto w = waits.find(sid(body[i]));
-    if (w != waits.end() && w->second == 0) return math ? e.pos : 0;
-    if (e.kind == Event::Kind::Op && !e.low.body.empty()) math = true;
-  }
-  return 0;
-}
-
 std::vector<Stmt> Expander::run() {
   fl_ = c_.f.for_loop(loop_.op);
   k_ = "k" + S(li_);
@@ -791,6 +503,7 @@ std::vector<Stmt> Expander::run() {
   max_age_.clear();
   place(origin, false);
   collect_ages();
+  share_tile_storage();
   const int S_pipe = S_;
   std::map<int, int> result_age;
   for (size_t k = 0; k < fl_.results.size(); ++k) {
@@ -923,8 +636,8 @@ std::vector<Stmt> Expander::run() {
         }
       place(origin, false);
     }
-    out.push_back(if_(T_ + " >= " + S(S_ - 1), piped,
-                      "the pipelined loop needs T >= stages - 1", reference));
+    out.push_back(
+        if_(T_ + " >= " + S(S_ - 1), piped, "the pipelined loop needs T >= stages - 1", reference));
   }
   if (end_wait && S_ == 1)
     out.push_back(mma_wait(0, end_fence, "every wgmma group of the loop is done"));
@@ -945,12 +658,14 @@ std::vector<Stmt> Expander::run() {
   return out;
 }
 
-}  // namespace
+}  // namespace sched2cu::emit::detail
 
-bool role_works_in(const Lower& L, int li) { return works_in(L, li); }
+namespace sched2cu::emit {
+
+bool role_works_in(const Lower& L, int li) { return detail::works_in(L, li); }
 
 std::vector<Stmt> expand_loop(Lower& L, int li) {
-  Expander x(L, li);
+  detail::Expander x(L, li);
   std::vector<Stmt> body = x.run();
   std::vector<Stmt> out = x.decls;
   out.insert(out.end(), body.begin(), body.end());

@@ -55,7 +55,8 @@ struct Val {
   int buffer = -1;                // Smem: buffer id
   bool smem_trans = false;        // Smem: the memdesc's layout is transposed (memdesc_trans)
   int desc_op = -1;               // Desc: the tt.make_tensor_descriptor op
-  int zero_iter = -1;  // the zero-initialized iter_arg this value equals on iteration 0, or -1
+  int zero_iter = -1;    // the zero-initialized iter_arg this value equals on iteration 0, or -1
+  bool partial = false;  // Row: per-lane partials of a quad sum, not yet reduced (partial.cpp)
 };
 
 struct Ctx {
@@ -71,6 +72,8 @@ struct Ctx {
   std::map<int, long long> fn_bar_offset;                // function-scope channel -> offset
   bool overlay = false;  // function-scope staging overlays the loop rings (plan_smem)
   long long smem_bytes = 0;
+  // Row vectors held as per-lane partials of a quad sum (plan_quad_partials).
+  std::set<int> quad_partials;
   // Names a value prints as another's (value, age): a loop result as its last yield's variable.
   std::map<int, std::pair<int, int>> alias;
 
@@ -121,6 +124,8 @@ using LowerFn = void (*)(Lower& L, const ttgir::Op& op, Lowered& out);
 // The op table: every op the emitter lowers, one entry each (optable.cpp). An op missing here
 // is an error naming the op and its TTGIR and Python lines.
 const std::map<std::string, LowerFn>& op_table();
+// Whether the op table lowers `op_name` as elementwise f32 math (tile_map and friends).
+bool is_elementwise(const std::string& op_name);
 
 // Lowering state of one role: the value model, and the services op lowerings use.
 class Lower {
@@ -175,6 +180,11 @@ void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op);
 // -------------------------------------------------------------------------------------
 void plan_descriptors(Ctx& c);
 void plan_smem(Ctx& c);
+
+// --- partial.cpp
+// ----------------------------------------------------------------------------------
+// Decides Ctx::quad_partials: row sums whose quad shuffles wait until after their loop.
+void plan_quad_partials(Ctx& c);
 
 // --- expander.cpp --------------------------------------------------------------------------------
 // The role's statements for scheduled loop `li` (nested loops recursively): declarations, trip

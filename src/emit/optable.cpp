@@ -180,8 +180,9 @@ void lower_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
   Val v = L.from_type(res, o.id);
   if (v.lay != Lay::Row) L.c.fail(o.id, "the result is not a row vector of the tile");
   out.decls.push_back(decl(L.ctype(v, o.id), res, {}, false, L.c.note(o.id)));
-  out.body.push_back(
-      code("acc_row_reduce(" + R(res) + ", " + R(a.storage) + ", " + fn + ");", L.c.note(o.id)));
+  // A deferred quad sum (partial.cpp) stops at this lane's partial.
+  const char* call = v.partial ? "acc_row_partial(" : "acc_row_reduce(";
+  out.body.push_back(code(call + R(res) + ", " + R(a.storage) + ", " + fn + ");", L.c.note(o.id)));
   L.set(res, v);
 }
 
@@ -325,5 +326,7 @@ const std::map<std::string, LowerFn>& op_table() {
   }();
   return t;
 }
+
+bool is_elementwise(const std::string& op_name) { return element_fn(op_name) != nullptr; }
 
 }  // namespace sched2cu::emit

@@ -12,6 +12,21 @@ Lowered Lower::lower(int op) {
   auto it = t.find(o.name);
   if (it == t.end()) c.fail(op, "no lowering for this op (not in the emitter's op table)");
   Lowered out;
+  // A deferred quad sum read by an op that needs its value: reduce it across the quad, in place,
+  // once (every view of the same variable sees the reduced value afterwards).
+  const bool makes_partial = !o.results.empty() && c.quad_partials.count(o.results[0]) != 0;
+  for (int v : o.operands) {
+    auto vi = vals.find(v);
+    if (makes_partial || vi == vals.end() || !vi->second.partial) continue;
+    if (c.loop_of_op(op) >= 0)
+      c.fail(op, "internal: a deferred quad sum is needed inside a scheduled loop");
+    const int st = vi->second.storage;
+    out.body.push_back(
+        code("row_quad_reduce(" + R(st) + ", [](float x0, float x1) { return x0 + x1; });",
+             c.note(op) + " reads a deferred quad sum: reduced here"));
+    for (auto& [id, x] : vals)
+      if (x.storage == st) x.partial = false;
+  }
   it->second(*this, o, out);
   return out;
 }
@@ -35,6 +50,7 @@ Val Lower::from_type(int value, int op) const {
   const ttgir::Type& t = c.type(value);
   Val v;
   v.storage = value;
+  v.partial = c.quad_partials.count(value) != 0;
   using K = ttgir::Type::Kind;
   if (t.is_scalar()) {
     v.lay = Lay::Scalar;

@@ -91,7 +91,7 @@ void sink_mma_feeders(const ddg::Ddg& g, Schedule& s) {
   std::vector<char> in(static_cast<size_t>(n), 0);
   for (int v = 0; v < n; ++v) {
     const auto& x = g.nodes[static_cast<size_t>(v)];
-    if ((x.pipe == ddg::Pipe::CUDA || x.pipe == ddg::Pipe::SFU) && only_mmas(v)) {
+    if ((x.pipe == ddg::Pipe::CUDA || x.pipe == ddg::Pipe::SFU) && !x.narrows && only_mmas(v)) {
       cand.push_back(v);
       in[static_cast<size_t>(v)] = 1;
     }

@@ -100,9 +100,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     RowVec<64> m_ij_15_46;  // op 31 tt.reduce
     RowVec<64> m_ij_16_50;  // op 34 arith.mulf
     RowVec<64> m_ij_17_51;  // op 35 arith.maxnumf
-    AccTile<64, 128> p_18_52;  // op 36 arith.mulf
-    AccTile<64, 128> p_21_55;  // op 39 arith.subf
-    AccTile<64, 128> p_22_56;  // op 40 math.exp2
     RowVec<64> alpha_57;  // op 41 arith.subf
     RowVec<64> alpha_23_58;  // op 42 math.exp2
     RowVec<64> l_ij_59;  // op 43 tt.reduce
@@ -122,7 +119,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // loop 0 (op 25 scf.for), II 2060, 3 stage(s) in role consumer
     uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     row_fill(m_ij_17_51, __uint_as_float(0xFF800000u));  // iter_arg 0 starts at its init
-    row_fill(l_i_32_72, 1.000000e+00f);  // iter_arg 1 starts at its init
+    row_fill_quad_sum(l_i_32_72, 1.000000e+00f);  // iter_arg 1 starts at its init
     m_ij_17_51_c1 = m_ij_17_51;
     m_ij_17_51_c2 = m_ij_17_51;
     l_i_32_72_c1 = l_i_32_72;
@@ -148,25 +145,26 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(qk_14_45);
         acc_row_reduce(m_ij_15_46, qk_14_45, [](float m_ij_33_47, float m_ij_34_48) { const float m_ij_35_49 = fmaxf(m_ij_33_47, m_ij_34_48); return m_ij_35_49; });  // op 31 tt.reduce, node 5, stage 0
         if ((threadIdx.x % 32) == 0) ring0_0->release(it0 + 0);  // ring 0: every reader is done, stage 0
-        tile_map(p_18_52, [](float x0, float x1) { return x0 * x1; }, tile(qk_14_45), splat(qk_scale_29));  // op 36 arith.mulf, node 8, stage 0
+        tile_map(qk_14_45, [](float x0, float x1) { return x0 * x1; }, tile(qk_14_45), splat(qk_scale_29));  // op 36 arith.mulf, node 8, stage 0
         row_map(m_ij_16_50, [](float x0, float x1) { return x0 * x1; }, row(m_ij_15_46), splat(qk_scale_29));  // op 34 arith.mulf, node 6, stage 0
         row_map(m_ij_17_51, [](float x0, float x1) { return fmaxf(x0, x1); }, row(m_ij_17_51_c1), row(m_ij_16_50));  // op 35 arith.maxnumf, node 7, stage 0
-        tile_map(p_21_55, [](float x0, float x1) { return x0 - x1; }, tile(p_18_52), row_bcast(m_ij_17_51));  // op 39 arith.subf, node 11, stage 0
+        tile_map(qk_14_45, [](float x0, float x1) { return x0 - x1; }, tile(qk_14_45), row_bcast(m_ij_17_51));  // op 39 arith.subf, node 11, stage 0
         row_map(alpha_57, [](float x0, float x1) { return x0 - x1; }, row(m_ij_17_51_c1), row(m_ij_17_51));  // op 41 arith.subf, node 13, stage 0
-        tile_map(p_22_56, [](float x0) { return fast_exp2(x0); }, tile(p_21_55));  // op 40 math.exp2, node 12, stage 0
+        tile_map(qk_14_45, [](float x0) { return fast_exp2(x0); }, tile(qk_14_45));  // op 40 math.exp2, node 12, stage 0
         row_map(alpha_23_58, [](float x0) { return fast_exp2(x0); }, row(alpha_57));  // op 42 math.exp2, node 14, stage 0
         row_map(l_i_31_71, [](float x0, float x1) { return x0 * x1; }, row(l_i_32_72), row(alpha_23_58));  // op 54 arith.mulf, node 24, stage 0
-        acc_row_reduce(l_ij_59, p_22_56, [](float l_ij_33_60, float l_ij_34_61) { const float l_ij_35_62 = l_ij_33_60 + l_ij_34_61; return l_ij_35_62; });  // op 43 tt.reduce, node 15, stage 0
+        acc_row_partial(l_ij_59, qk_14_45, [](float l_ij_33_60, float l_ij_34_61) { const float l_ij_35_62 = l_ij_33_60 + l_ij_34_61; return l_ij_35_62; });  // op 43 tt.reduce, node 15, stage 0
       }
       {  // prologue step 1: stages 0..1
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = p_22_56;  // carried copies of op 40 math.exp2
+        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
         alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
         l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
         l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
+        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
         row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
         ring0_0->wait_full(it0 + 1);  // ring 0: data landed, stage 0
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
@@ -177,7 +175,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit();
         wgmma_fence_operand(qk_14_45);
-        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
         tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
         ring0_1->wait_full(it0 + 0);  // ring 1: data landed, stage 1
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 1
@@ -195,15 +192,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(qk_14_45);
         acc_row_reduce(m_ij_15_46, qk_14_45, [](float m_ij_33_47, float m_ij_34_48) { const float m_ij_35_49 = fmaxf(m_ij_33_47, m_ij_34_48); return m_ij_35_49; });  // op 31 tt.reduce, node 5, stage 0
         if ((threadIdx.x % 32) == 0) ring0_0->release(it0 + 1);  // ring 0: every reader is done, stage 0
-        tile_map(p_18_52, [](float x0, float x1) { return x0 * x1; }, tile(qk_14_45), splat(qk_scale_29));  // op 36 arith.mulf, node 8, stage 0
+        tile_map(qk_14_45, [](float x0, float x1) { return x0 * x1; }, tile(qk_14_45), splat(qk_scale_29));  // op 36 arith.mulf, node 8, stage 0
         row_map(m_ij_16_50, [](float x0, float x1) { return x0 * x1; }, row(m_ij_15_46), splat(qk_scale_29));  // op 34 arith.mulf, node 6, stage 0
         row_map(m_ij_17_51, [](float x0, float x1) { return fmaxf(x0, x1); }, row(m_ij_17_51_c1), row(m_ij_16_50));  // op 35 arith.maxnumf, node 7, stage 0
-        tile_map(p_21_55, [](float x0, float x1) { return x0 - x1; }, tile(p_18_52), row_bcast(m_ij_17_51));  // op 39 arith.subf, node 11, stage 0
+        tile_map(qk_14_45, [](float x0, float x1) { return x0 - x1; }, tile(qk_14_45), row_bcast(m_ij_17_51));  // op 39 arith.subf, node 11, stage 0
         row_map(alpha_57, [](float x0, float x1) { return x0 - x1; }, row(m_ij_17_51_c1), row(m_ij_17_51));  // op 41 arith.subf, node 13, stage 0
-        tile_map(p_22_56, [](float x0) { return fast_exp2(x0); }, tile(p_21_55));  // op 40 math.exp2, node 12, stage 0
+        tile_map(qk_14_45, [](float x0) { return fast_exp2(x0); }, tile(qk_14_45));  // op 40 math.exp2, node 12, stage 0
         row_map(alpha_23_58, [](float x0) { return fast_exp2(x0); }, row(alpha_57));  // op 42 math.exp2, node 14, stage 0
         row_map(l_i_31_71, [](float x0, float x1) { return x0 * x1; }, row(l_i_32_72), row(alpha_23_58));  // op 54 arith.mulf, node 24, stage 0
-        acc_row_reduce(l_ij_59, p_22_56, [](float l_ij_33_60, float l_ij_34_61) { const float l_ij_35_62 = l_ij_33_60 + l_ij_34_61; return l_ij_35_62; });  // op 43 tt.reduce, node 15, stage 0
+        acc_row_partial(l_ij_59, qk_14_45, [](float l_ij_33_60, float l_ij_34_61) { const float l_ij_35_62 = l_ij_33_60 + l_ij_34_61; return l_ij_35_62; });  // op 43 tt.reduce, node 15, stage 0
       }
       for (int k0 = 2; k0 < T0; ++k0) {  // steady state: step k runs stage s of iteration k - s
         wgmma_wait<0>();  // every wgmma group of this role is done
@@ -211,13 +208,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(acc_28_68);
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = p_22_56;  // carried copies of op 40 math.exp2
+        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
         alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
         l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
         l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         if ((threadIdx.x % 32) == 0) ring0_1->release(it0 + (k0 - 2));  // ring 1: every reader is done, stage 2
+        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
         row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
         ring0_0->wait_full(it0 + (k0));  // ring 0: data landed, stage 0
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
@@ -228,7 +226,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit();
         wgmma_fence_operand(qk_14_45);
-        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
         tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
         ring0_1->wait_full(it0 + (k0 - 1));  // ring 1: data landed, stage 1
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 1
@@ -246,15 +243,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(qk_14_45);
         acc_row_reduce(m_ij_15_46, qk_14_45, [](float m_ij_33_47, float m_ij_34_48) { const float m_ij_35_49 = fmaxf(m_ij_33_47, m_ij_34_48); return m_ij_35_49; });  // op 31 tt.reduce, node 5, stage 0
         if ((threadIdx.x % 32) == 0) ring0_0->release(it0 + (k0));  // ring 0: every reader is done, stage 0
-        tile_map(p_18_52, [](float x0, float x1) { return x0 * x1; }, tile(qk_14_45), splat(qk_scale_29));  // op 36 arith.mulf, node 8, stage 0
+        tile_map(qk_14_45, [](float x0, float x1) { return x0 * x1; }, tile(qk_14_45), splat(qk_scale_29));  // op 36 arith.mulf, node 8, stage 0
         row_map(m_ij_16_50, [](float x0, float x1) { return x0 * x1; }, row(m_ij_15_46), splat(qk_scale_29));  // op 34 arith.mulf, node 6, stage 0
         row_map(m_ij_17_51, [](float x0, float x1) { return fmaxf(x0, x1); }, row(m_ij_17_51_c1), row(m_ij_16_50));  // op 35 arith.maxnumf, node 7, stage 0
-        tile_map(p_21_55, [](float x0, float x1) { return x0 - x1; }, tile(p_18_52), row_bcast(m_ij_17_51));  // op 39 arith.subf, node 11, stage 0
+        tile_map(qk_14_45, [](float x0, float x1) { return x0 - x1; }, tile(qk_14_45), row_bcast(m_ij_17_51));  // op 39 arith.subf, node 11, stage 0
         row_map(alpha_57, [](float x0, float x1) { return x0 - x1; }, row(m_ij_17_51_c1), row(m_ij_17_51));  // op 41 arith.subf, node 13, stage 0
-        tile_map(p_22_56, [](float x0) { return fast_exp2(x0); }, tile(p_21_55));  // op 40 math.exp2, node 12, stage 0
+        tile_map(qk_14_45, [](float x0) { return fast_exp2(x0); }, tile(qk_14_45));  // op 40 math.exp2, node 12, stage 0
         row_map(alpha_23_58, [](float x0) { return fast_exp2(x0); }, row(alpha_57));  // op 42 math.exp2, node 14, stage 0
         row_map(l_i_31_71, [](float x0, float x1) { return x0 * x1; }, row(l_i_32_72), row(alpha_23_58));  // op 54 arith.mulf, node 24, stage 0
-        acc_row_reduce(l_ij_59, p_22_56, [](float l_ij_33_60, float l_ij_34_61) { const float l_ij_35_62 = l_ij_33_60 + l_ij_34_61; return l_ij_35_62; });  // op 43 tt.reduce, node 15, stage 0
+        acc_row_partial(l_ij_59, qk_14_45, [](float l_ij_33_60, float l_ij_34_61) { const float l_ij_35_62 = l_ij_33_60 + l_ij_34_61; return l_ij_35_62; });  // op 43 tt.reduce, node 15, stage 0
       }
       {  // drain step 0: stages 1..2
         wgmma_wait<0>();  // every wgmma group of this role is done
@@ -262,15 +259,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(acc_28_68);
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = p_22_56;  // carried copies of op 40 math.exp2
+        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
         alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
         l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
         l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         if ((threadIdx.x % 32) == 0) ring0_1->release(it0 + (T0 - 2));  // ring 1: every reader is done, stage 2
-        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
         tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
+        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
         tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
         ring0_1->wait_full(it0 + (T0 - 1));  // ring 1: data landed, stage 1
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
@@ -292,7 +289,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(acc_28_68);
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = p_22_56;  // carried copies of op 40 math.exp2
+        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
         alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
         l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
@@ -304,7 +301,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int k0 = 0; k0 < T0; ++k0) {  // one iteration at a time, no overlap
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = p_22_56;  // carried copies of op 40 math.exp2
+        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
         alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
         l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
@@ -323,17 +320,17 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(qk_14_45);
         acc_row_reduce(m_ij_15_46, qk_14_45, [](float m_ij_33_47, float m_ij_34_48) { const float m_ij_35_49 = fmaxf(m_ij_33_47, m_ij_34_48); return m_ij_35_49; });  // op 31 tt.reduce, node 5, stage 0
         if ((threadIdx.x % 32) == 0) ring0_0->release(it0 + (k0));  // ring 0: every reader is done, stage 0
-        tile_map(p_18_52, [](float x0, float x1) { return x0 * x1; }, tile(qk_14_45), splat(qk_scale_29));  // op 36 arith.mulf, node 8, stage 0
+        tile_map(qk_14_45, [](float x0, float x1) { return x0 * x1; }, tile(qk_14_45), splat(qk_scale_29));  // op 36 arith.mulf, node 8, stage 0
         row_map(m_ij_16_50, [](float x0, float x1) { return x0 * x1; }, row(m_ij_15_46), splat(qk_scale_29));  // op 34 arith.mulf, node 6, stage 0
         row_map(m_ij_17_51, [](float x0, float x1) { return fmaxf(x0, x1); }, row(m_ij_17_51_c1), row(m_ij_16_50));  // op 35 arith.maxnumf, node 7, stage 0
-        tile_map(p_21_55, [](float x0, float x1) { return x0 - x1; }, tile(p_18_52), row_bcast(m_ij_17_51));  // op 39 arith.subf, node 11, stage 0
+        tile_map(qk_14_45, [](float x0, float x1) { return x0 - x1; }, tile(qk_14_45), row_bcast(m_ij_17_51));  // op 39 arith.subf, node 11, stage 0
         row_map(alpha_57, [](float x0, float x1) { return x0 - x1; }, row(m_ij_17_51_c1), row(m_ij_17_51));  // op 41 arith.subf, node 13, stage 0
-        tile_map(p_22_56, [](float x0) { return fast_exp2(x0); }, tile(p_21_55));  // op 40 math.exp2, node 12, stage 0
+        tile_map(qk_14_45, [](float x0) { return fast_exp2(x0); }, tile(qk_14_45));  // op 40 math.exp2, node 12, stage 0
         row_map(alpha_23_58, [](float x0) { return fast_exp2(x0); }, row(alpha_57));  // op 42 math.exp2, node 14, stage 0
         row_map(l_i_31_71, [](float x0, float x1) { return x0 * x1; }, row(l_i_32_72_c1), row(alpha_23_58));  // op 54 arith.mulf, node 24, stage 0
-        acc_row_reduce(l_ij_59, p_22_56, [](float l_ij_33_60, float l_ij_34_61) { const float l_ij_35_62 = l_ij_33_60 + l_ij_34_61; return l_ij_35_62; });  // op 43 tt.reduce, node 15, stage 0
+        acc_row_partial(l_ij_59, qk_14_45, [](float l_ij_33_60, float l_ij_34_61) { const float l_ij_35_62 = l_ij_33_60 + l_ij_34_61; return l_ij_35_62; });  // op 43 tt.reduce, node 15, stage 0
+        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(qk_14_45));  // op 51 arith.truncf, node 21, stage 0
         row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71), row(l_ij_59));  // op 55 arith.addf, node 25, stage 0
-        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56));  // op 51 arith.truncf, node 21, stage 0
         tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58));  // op 48 arith.mulf, node 18, stage 0
         ring0_1->wait_full(it0 + (k0));  // ring 1: data landed, stage 0
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 0
@@ -359,6 +356,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (T0 == 0) {  // loop 0 ran no iteration: its accumulators hold their init value
       acc_fill(acc_30_70_c1, 0.0f);  // iter_arg 2 init (folded into scale-d)
       RowVec<64> m_i_4_73;  // op 57 math.log2
+      row_quad_reduce(l_i_32_72_c1, [](float x0, float x1) { return x0 + x1; });  // op 57 math.log2 reads a deferred quad sum: reduced here
       row_map(m_i_4_73, [](float x0) { return fast_log2(x0); }, row(l_i_32_72_c1));  // op 57 math.log2
       RowVec<64> m_i_5_74;  // op 58 arith.addf
       row_map(m_i_5_74, [](float x0, float x1) { return x0 + x1; }, row(m_ij_17_51_c2), row(m_i_4_73));  // op 58 arith.addf
@@ -393,6 +391,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     } else {
       RowVec<64> m_i_4_73;  // op 57 math.log2
+      row_quad_reduce(l_i_32_72_c1, [](float x0, float x1) { return x0 + x1; });  // op 57 math.log2 reads a deferred quad sum: reduced here
       row_map(m_i_4_73, [](float x0) { return fast_log2(x0); }, row(l_i_32_72_c1));  // op 57 math.log2
       RowVec<64> m_i_5_74;  // op 58 arith.addf
       row_map(m_i_5_74, [](float x0, float x1) { return x0 + x1; }, row(m_ij_17_51_c2), row(m_i_4_73));  // op 58 arith.addf

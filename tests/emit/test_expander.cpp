@@ -76,9 +76,10 @@ TEST(Expander, PrologueSteadyStateAndDrainOfTheConsumer) {
   EXPECT_EQ(count(drain0, "wgmma_rs<"), 1u);
   EXPECT_EQ(count(drain1, "wgmma_"),
             count(drain1, "wgmma_wait<") + count(drain1, "wgmma_fence_operand"));
-  // Steady state, in order: the full drain first (PV(i-2) done), V(i-2)'s slot released, S(i)
-  // issued, P(i-1) converted while S(i) runs (math feeding only an MMA sinks to it), PV(i-1)
-  // issued, then the softmax of S(i) with PV(i-1) in flight.
+  // Steady state, in order: the full drain first (PV(i-2) done), V(i-2)'s slot released, P(i-1)
+  // converted (before S(i), which overwrites the registers P lives in), S(i) issued, O rescaled
+  // while S(i) runs (math feeding only an MMA sinks to it), PV(i-1) issued, then the softmax of
+  // S(i) with PV(i-1) in flight.
   EXPECT_EQ(steady.find("wgmma_wait<"), steady.find("wgmma_wait<0>();"));
   const size_t w0 = steady.find("wgmma_wait<0>();");
   const size_t rel_v = steady.find("ring0_1->release(it0 + (k0 - 2));");
@@ -88,9 +89,12 @@ TEST(Expander, PrologueSteadyStateAndDrainOfTheConsumer) {
                rel_k = steady.find("ring0_0->release(it0 + (k0));");
   for (size_t x : {w0, rel_v, trunc, ss, rs, w1, reduce, rel_k}) ASSERT_NE(x, std::string::npos);
   EXPECT_LT(w0, rel_v);
-  EXPECT_LT(rel_v, ss);
-  EXPECT_LT(ss, trunc);
-  EXPECT_LT(trunc, rs);
+  EXPECT_LT(rel_v, trunc);
+  EXPECT_LT(trunc, ss);
+  const size_t rescale = steady.find("row_bcast(alpha_");
+  ASSERT_NE(rescale, std::string::npos);
+  EXPECT_LT(ss, rescale);
+  EXPECT_LT(rescale, rs);
   EXPECT_LT(rs, w1);
   EXPECT_LT(w1, reduce);
   EXPECT_LT(w1, rel_k);
@@ -98,6 +102,16 @@ TEST(Expander, PrologueSteadyStateAndDrainOfTheConsumer) {
   EXPECT_NE(steady.find("ring0_1->wait_full(it0 + (k0 - 1));"), std::string::npos);
   // The prologue's S(0) has nothing behind it: it waits for everything.
   EXPECT_NE(pro0.find("wgmma_wait<0>();"), std::string::npos);
+  // The row sum is carried as quad partials (reduced once after the loop); the row max is not.
+  EXPECT_EQ(count(steady, "acc_row_partial("), 1u);
+  EXPECT_EQ(count(steady, "acc_row_reduce("), 1u);
+  EXPECT_EQ(count(c, "row_quad_reduce("), 2u);  // after the loop, in both zero-trip branches
+  EXPECT_NE(c.find("row_fill_quad_sum("), std::string::npos);
+  // The softmax chain qk -> qk * scale -> - m -> exp2 runs in the registers S(i) was written to.
+  for (const char* p : {"p_18_52;", "p_21_55;", "p_22_56;"})
+    EXPECT_EQ(c.find(std::string("AccTile<64, 128> ") + p), std::string::npos) << p;
+  EXPECT_NE(c.find("AccTile<64, 128> p_22_56_c1;"), std::string::npos);  // P's carried copy
+  EXPECT_EQ(count(steady, "tile_map(qk_"), 3u);
   // The reference order waits for each group before the math that reads it.
   EXPECT_EQ(count(ref, "wgmma_wait<1>();"), 0u);
 }
@@ -122,3 +136,14 @@ TEST(Expander, PingPongTurnsAreBalanced) {
 }
 
 }  // namespace
+
+TEST(TileStorage, AnInnerLoopsResultKeepsItsOwnVariable) {
+  // case5's bias add reads the K loop's accumulator (an inner loop's result, which already
+  // prints as the loop's variable): it is not written in place, and it still compiles.
+  const fs::path graph =
+      fs::path(SCHED2CU_SOURCE_DIR) / "examples/case5_addmm_bias/schedule_graph.json";
+  const std::string out =
+      sched2cu::emit::emit_cuda(sched2cu::sgraph::read_schedule_graph(graph), {});
+  EXPECT_NE(out.find("AccTile<64, 256> acc_13_54;"), std::string::npos);
+  EXPECT_NE(out.find("tile_map(acc_13_54, "), std::string::npos);
+}

@@ -121,3 +121,53 @@ TEST(OpTable, HoldsOneLoweringPerOp) {
 }
 
 }  // namespace
+
+namespace {
+
+// Deferred quad sums (docs/emitter.md): attention's l = l * alpha + rowsum(p) is carried as
+// per-lane partials and reduced once after the loop; nothing else is.
+std::set<int> partials_of(Fixture& x) {
+  plan_quad_partials(x.c);
+  return x.c.quad_partials;
+}
+
+}  // namespace
+
+TEST(DeferredQuadSum, AttentionRowSumIsCarriedAsPartials) {
+  Fixture x;
+  const auto P = partials_of(x);
+  const auto loop = x.f.for_loop(x.f.for_ops().at(0));
+  const std::set<int> want = {x.value("l_ij"), x.value("l_i_31"), x.value("l_i_32"),
+                              loop.iter_args.at(1), loop.results.at(1)};
+  EXPECT_EQ(P, want);
+  // The row maximum (a max, not a sum) and alpha (an exp2 of it) stay reduced.
+  EXPECT_EQ(P.count(x.value("m_ij_15")), 0u);
+  EXPECT_EQ(P.count(x.value("alpha_23")), 0u);
+}
+
+TEST(DeferredQuadSum, NotDeferredWhenTheLoopNeedsTheSum) {
+  // l_i - l_ij instead of l_i + l_ij: a difference of partials is still a partial of the
+  // difference, but the rule admits only sums and products by quad-uniform values, so the sum
+  // is needed reduced inside the loop and nothing is deferred.
+  Fixture x;
+  auto& f = const_cast<sched2cu::ttgir::Function&>(x.f);
+  f.ops.at(static_cast<size_t>(x.op_of(x.value("l_i_32")))).name = "arith.subf";
+  EXPECT_TRUE(partials_of(x).empty());
+}
+
+TEST(DeferredQuadSum, NotDeferredForANonSumCombiner) {
+  Fixture x;
+  auto& f = const_cast<sched2cu::ttgir::Function&>(x.f);
+  f.ops.at(static_cast<size_t>(x.op_of(x.value("l_ij_35")))).name = "arith.mulf";
+  EXPECT_TRUE(partials_of(x).empty());
+}
+
+TEST(DeferredQuadSum, NotDeferredWhenTheInitIsNotASplat) {
+  // A loop-carried partial starts as its init in one lane of each quad: only a splat init can.
+  Fixture x;
+  const auto loop = x.f.for_loop(x.f.for_ops().at(0));
+  auto& f = const_cast<sched2cu::ttgir::Function&>(x.f);
+  const int init_op = f.value(loop.inits.at(1)).def_op;
+  f.ops.at(static_cast<size_t>(init_op)).name = "tt.load";
+  EXPECT_TRUE(partials_of(x).empty());
+}

@@ -23,7 +23,7 @@
 
 using namespace sched2cu::rt;
 
-constexpr int kPlanes = 11;
+constexpr int kPlanes = 13;
 constexpr int kTail = 4;  // extra shared floats after row_store_smem's M: must stay untouched
 
 // ---- documented layouts, spelled out independently of regtile_map.cuh's adapters -----------
@@ -134,6 +134,19 @@ __global__ void map_kernel(const float* a_g, const float* b_g, const float* rv_g
       rm, [](float x, float y, float z) { return x * y + z; }, row(rv), row(sm), splat(0.25f));
   store_row_plane(out + 9 * P, rm, N);
 
+  // Quad partials: the partial sum reduced across the quad equals the full reduction, and a
+  // carried partial l = l * rv + rowsum(a) started at 0.75 equals 0.75 rv + rowsum(a).
+  RowVec<M> ps, pl;
+  acc_row_partial(ps, a, [](float x, float y) { return x + y; });
+  row_quad_reduce(ps, [](float x, float y) { return x + y; });
+  store_row_plane(out + 11 * P, ps, N);
+  row_fill_quad_sum(pl, 0.75f);
+  acc_row_partial(ps, a, [](float x, float y) { return x + y; });
+  row_map(
+      pl, [](float x, float y, float z) { return x * y + z; }, row(pl), row(rv), row(ps));
+  row_quad_reduce(pl, [](float x, float y) { return x + y; });
+  store_row_plane(out + 12 * P, pl, N);
+
   ColVec<N> cf, cc;
   col_fill(cf, 0.5f);
   col_map(
@@ -197,10 +210,12 @@ void run_map(rt_test::Result& res) {
                                 "acc_row_reduce(max)",
                                 "acc_row_reduce(sum)",
                                 "row_map(row * row + splat)",
-                                "col_map(col * splat - col) after col_fill"};
+                                "col_map(col * splat - col) after col_fill",
+                                "row_quad_reduce(acc_row_partial(sum))",
+                                "row_quad_reduce(row_fill_quad_sum * row + acc_row_partial)"};
   // Nonzero only where the device may contract a * b + c into one FMA (the CPU rounds twice)
   // or sums in another order.
-  const double tol[kPlanes] = {0, 0, 1e-6, 1e-6, 0, 0, 0, 0, 1e-5, 1e-5, 1e-6};
+  const double tol[kPlanes] = {0, 0, 1e-6, 1e-6, 0, 0, 0, 0, 1e-5, 1e-5, 1e-6, 1e-5, 1e-5};
   for (int p = 0; p < kPlanes; ++p) {
     std::vector<float> ref(P), got(o.begin() + p * P, o.begin() + (p + 1) * P);
     for (int i = 0; i < P; ++i) {
@@ -239,6 +254,12 @@ void run_map(rt_test::Result& res) {
           break;
         case 10:
           ref[i] = cv[c] * 3.f - 0.5f;
+          break;
+        case 11:
+          ref[i] = rsum[r];
+          break;
+        case 12:
+          ref[i] = 0.75f * rv[r] + rsum[r];
           break;
       }
     }

@@ -286,7 +286,7 @@ TEST(Partition, CooperativeConsumersAndRegisterAllotment) {
 TEST(Sink, MathFeedingOnlyAnMmaMovesToItAndOtherMathStays) {
   // x (register math) feeds only the MMA, which waits ~600 cycles for its TMA operand: x moves
   // from cycle 0 to the latest cycle that still meets the MMA. y feeds register math z, not an
-  // MMA: it stays where IMS put it.
+  // MMA: it stays where IMS put it; so does the narrowing conversion cvt.
   Ddg g;
   int ld = g.add_node(mk("load", Pipe::TMA, "producer", 600, 30, 256));
   int al = g.add_node(mk("alloc", Pipe::NONE, "none", 0, 0, 0));
@@ -294,12 +294,16 @@ TEST(Sink, MathFeedingOnlyAnMmaMovesToItAndOtherMathStays) {
   int v = g.add_node(mk("view", Pipe::NONE, "none", 0, 0, 0));
   int m = g.add_node(mk("mma", Pipe::TC, "consumer", 200, 30, 100));
   int y = g.add_node(mk("y", Pipe::CUDA, "consumer", 10, 10, 10));
+  Node cv = mk("cvt", Pipe::CUDA, "consumer", 10, 10, 10);
+  cv.narrows = true;  // a 32- to 16-bit conversion feeding the MMA: it stays
+  int w = g.add_node(cv);
   int z = g.add_node(mk("z", Pipe::CUDA, "consumer", 10, 10, 10));
   g.add_edge(ld, al, 600, 0);
   g.add_edge(al, m, 0, 0);
   g.add_edge(x, v, 10, 0);
   g.add_edge(v, m, 0, 0);
   g.add_edge(y, z, 10, 0);
+  g.add_edge(w, m, 10, 0);
   g.add_edge(m, m, 100, 1);
   g.rings.push_back({ld, al, {m}, 16384, {128, 64}, "f16", 0});
   Mii mi = compute_mii(g);
@@ -314,6 +318,7 @@ TEST(Sink, MathFeedingOnlyAnMmaMovesToItAndOtherMathStays) {
   EXPECT_LE(s.cycle[x] + 10, s.cycle[m]);
   EXPECT_LE(s.cycle[v], s.cycle[m]);
   EXPECT_EQ(s.cycle[y], before.cycle[y]);
+  EXPECT_EQ(s.cycle[w], before.cycle[w]);
   EXPECT_EQ(s.cycle[z], before.cycle[z]);
   EXPECT_EQ(s.cycle[m], before.cycle[m]);
 }

@@ -30,6 +30,9 @@ struct Node {
   // later than the previous one, so the node's hold recurs at those offsets in the table.
   int tc_turns = 1;
   int min_warps = 1;
+  // Register math whose result holds fewer registers than its widest tensor operand (a 32- to
+  // 16-bit conversion): issuing it later keeps the wider operand live longer.
+  bool narrows = false;
   bool super_node = false;
   int child_loop = -1;  // super-node: index of the inner loop in the kernel's loop list
 };

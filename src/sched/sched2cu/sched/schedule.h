@@ -65,9 +65,11 @@ class Mrt {
 
 // Register math whose every result reaches only MMAs (through views) is moved as late as its
 // dependences and the reservation table allow: right before the MMA that reads it, where it
-// overlaps the MMAs issued before it instead of delaying their issue (attention's O rescale and
-// P conversion inside the warpgroup's tensor-core turn). Keeps the schedule valid (checked; a
-// move that breaks it is undone) and never changes II.
+// overlaps the MMAs issued before it instead of delaying their issue (attention's O rescale
+// inside the warpgroup's tensor-core turn). A narrowing conversion (attention's P to bf16)
+// stays: issued later it would keep its wider operand live across the MMAs issued before it
+// (and, written in place, the registers the next QK overwrites). Keeps the schedule valid
+// (checked; a move that breaks it is undone) and never changes II.
 void sink_mma_feeders(const ddg::Ddg& g, Schedule& s);
 
 // Shifts all cycles so that the smallest is 0 (keeps every modulo relation intact).

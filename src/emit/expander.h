@@ -1,0 +1,99 @@
+// Internal interface of the per-role modulo expander (expander.cpp): its events, the static
+// instances it emits, and the Expander class, shared by expander.cpp (events, placement,
+// emission), waits.cpp (wgmma waits and the steady state's origin) and storage.cpp (tile storage
+// reuse). Nothing outside the expander includes it.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lower.h"
+
+namespace sched2cu::emit::detail {
+
+using sgraph::Loop;
+using sgraph::Node;
+
+struct Event {
+  enum class Kind { Op, WaitFull, WaitEmptyArm, Release } kind = Kind::Op;
+  int node = -1;  // Op
+  int ring = -1;  // ring events
+  long long t = 0;
+  int stage = 0;
+  long long pos = 0;
+  int rank = 1;                  // tie break at equal cycles: waits/arms 0, ops 1, releases 2
+  Lowered low;                   // Op
+  std::vector<int> mma_readers;  // Release: MMA nodes reading the slot
+  long long bytes = 0;           // WaitEmptyArm
+};
+
+// One statically emitted event instance: a section step (prologue p, steady state, drain e) and
+// the event, or -1 for the step's carry shifts.
+struct SInst {
+  int sec = 0;  // 0 prologue, 1 steady state, 2 drain
+  int step = 0;
+  int ev = -1;
+};
+
+struct Req {
+  int mma;   // node
+  int back;  // the MMA instance was issued `back` steps before (iteration = step - back - stage)
+};
+
+class Expander {
+ public:
+  Expander(Lower& L, int li) : L_(L), c_(L.c), li_(li), loop_(c_.g.loops.at(li)) {}
+  std::vector<Stmt> run();
+  std::vector<Stmt> decls;  // what run() declared (a nested loop's are hoisted by its parent)
+
+ private:
+  Lower& L_;
+  Ctx& c_;
+  const int li_;
+  const Loop& loop_;
+  ttgir::ForLoop fl_;
+  std::vector<int> nodes_;         // included node ids, op order
+  std::map<int, int> node_stage_;  // node -> normalized stage
+  std::map<int, int> def_node_;    // value -> defining node (results of included nodes)
+  std::map<int, int> yield_of_;    // iter_arg -> yielded value
+  std::map<int, int> max_age_;     // value -> largest age read
+  std::vector<Event> ev_;
+  int S_ = 1;
+  long long ii_ = 1;
+  std::vector<int> order_;  // event indices in body order
+  std::string k_, T_, it_;  // names of the step variable, trip count, ring counter base
+
+  const Node& node(int id) const { return loop_.nodes.at(static_cast<size_t>(id)); }
+  [[noreturn]] void fail(const std::string& msg) const { c_.fail(loop_.op, msg); }
+
+  void select_nodes();
+  void lower_nodes(std::vector<Stmt>& pre);
+  void make_events();
+  void place(long long origin, bool sequential);
+  void collect_ages();  // instantiates every static instance once (learns carried ages)
+  // Elementwise tile math written into the registers of the tile it consumes when the emitted
+  // order allows (storage.cpp); returns the values that now print as another's variable.
+  std::set<int> share_tile_storage();
+  long long choose_origin(const std::map<int, int>& waits) const;
+  // Iteration index of an instance of stage s in section/step, as text and its least value.
+  Text iter_text(const SInst& si, int s) const;
+  long long iter_min(const SInst& si, int s) const;
+  std::vector<Stmt> instantiate(std::vector<Stmt> body, const SInst& si, int s);
+  int age_of(int value, int s_use) const;
+  std::vector<SInst> section(int sec, int step) const;
+  std::vector<Stmt> emit_step(const std::vector<SInst>& insts, const std::map<int, int>& waits,
+                              const std::map<int, std::vector<Text>>& fences);
+  void derive_waits(std::map<int, int>& waits, std::map<int, std::vector<Text>>& fences,
+                    bool& end_wait, std::vector<Text>& end_fence);
+  std::vector<Req> requirements(const SInst& si) const;
+  std::vector<std::pair<int, int>> writes(const SInst& si) const;  // (value, age)
+  std::vector<std::pair<int, int>> mma_regs(int node) const;       // issue-time variables
+  std::map<std::pair<int, int>, std::vector<SInst>> sinst_index_;
+  std::vector<SInst> all_;          // every static instance, in emission order
+  std::map<int, Lowered> lowered_;  // node -> its template
+  int sid(const SInst& si) const;
+};
+
+}  // namespace sched2cu::emit::detail

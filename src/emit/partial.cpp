@@ -1,0 +1,155 @@
+// Deferred quad sums (docs/emitter.md, "Deferred quad sums"): which row vectors the emitter
+// holds as per-lane partials of a quad sum instead of the reduced value. A row sum of an
+// accumulator tile (tt.reduce along axis 1 with an addf combiner) needs two shuffle rounds per
+// row; when the sum only feeds a loop-carried linear recurrence (attention's l = l * alpha +
+// rowsum(p), alpha equal across the quad), the shuffles can run once after the loop. Decided
+// from the IR alone, before lowering; the lowering follows the decision (acc_row_partial,
+// row_fill_quad_sum, and row_quad_reduce at the first use that needs the value). It must never
+// defer a sum whose value is needed inside a loop: that would move the shuffles, not save them.
+#include <functional>
+
+#include "lower.h"
+
+namespace sched2cu::emit {
+
+namespace {
+
+bool is_row_f32(const Ctx& c, int value) {
+  const ttgir::Type& t = c.type(value);
+  if (t.kind != ttgir::Type::Kind::Tensor || t.shape.size() != 1 ||
+      t.element_type().name != "f32" || c.m.encoding_kind(t) != "ttg.slice")
+    return false;
+  const ttgir::Attribute* d = c.m.encoding_param(t, "dim");
+  const ttgir::Attribute* p = c.m.encoding_param(t, "parent");
+  if (d == nullptr || p == nullptr || d->as_int() != 1) return false;
+  const ttgir::Attribute& rp = c.m.resolve(*p);
+  return rp.kind == ttgir::Attribute::Kind::Dialect && rp.text == "ttg.nvidia_mma";
+}
+
+// tt.reduce along axis 1 of an f32 accumulator tile whose combine region is one addf of its two
+// arguments.
+bool is_row_sum(const Ctx& c, const ttgir::Op& o) {
+  if (o.name != "tt.reduce" || o.operands.size() != 1 || o.results.size() != 1 ||
+      o.regions.size() != 1 || o.regions[0].blocks.size() != 1)
+    return false;
+  const ttgir::Attribute* ax = o.attr("axis");
+  if (ax == nullptr || ax->as_int() != 1 || !is_row_f32(c, o.results[0])) return false;
+  const ttgir::Block& b = o.regions[0].blocks[0];
+  if (b.args.size() != 2 || b.ops.size() != 2) return false;
+  const ttgir::Op& add = c.op(b.ops[0]);
+  const ttgir::Op& ret = c.op(b.ops[1]);
+  if (add.name != "arith.addf" || ret.name != "tt.reduce.return" || ret.operands.size() != 1 ||
+      ret.operands[0] != add.results.at(0))
+    return false;
+  return (add.operands == std::vector<int>{b.args[0], b.args[1]}) ||
+         (add.operands == std::vector<int>{b.args[1], b.args[0]});
+}
+
+bool in_some_loop(const Ctx& c, int op) {
+  for (int p = c.op(op).parent_op; p != ttgir::kNoId; p = c.op(p).parent_op)
+    if (c.op(p).name == "scf.for") return true;
+  return false;
+}
+
+// A splat init: a dense splat constant or tt.splat of a scalar.
+bool is_splat(const Ctx& c, int value) {
+  const ttgir::Op* d = c.f.def_op(value);
+  if (d == nullptr) return false;
+  if (d->name == "tt.splat") return true;
+  const ttgir::Attribute* a = d->attr("value");
+  return d->name == "arith.constant" && a && a->kind == ttgir::Attribute::Kind::Dense &&
+         a->elems.size() == 1;
+}
+
+}  // namespace
+
+void plan_quad_partials(Ctx& c) {
+  std::set<int>& P = c.quad_partials;
+  P.clear();
+  // Where an scf.yield operand goes: (loop op, index).
+  std::map<int, ttgir::ForLoop> loops;
+  for (int id : c.f.for_ops()) loops.emplace(id, c.f.for_loop(id));
+  auto loop_of_yield = [&](const ttgir::Op& y) -> const ttgir::ForLoop* {
+    auto it = loops.find(y.parent_op);
+    return y.name == "scf.yield" && it != loops.end() ? &it->second : nullptr;
+  };
+  // Optimistic closure from the row sums inside loops: linear row math, iter_args, results.
+  std::vector<int> work;
+  for (const auto& o : c.f.ops)
+    if (is_row_sum(c, o) && in_some_loop(c, o.id)) work.push_back(o.results[0]);
+  while (!work.empty()) {
+    const int v = work.back();
+    work.pop_back();
+    if (!P.insert(v).second) continue;
+    for (int u : c.f.users(v)) {
+      const ttgir::Op& uo = c.op(u);
+      if ((uo.name == "arith.addf" || uo.name == "arith.mulf") && is_row_f32(c, uo.results.at(0)))
+        work.push_back(uo.results[0]);
+      if (const ttgir::ForLoop* L = loop_of_yield(uo))
+        for (size_t k = 0; k < L->yielded.size(); ++k)
+          if (L->yielded[k] == v) {
+            work.push_back(L->iter_args[k]);
+            work.push_back(L->results[k]);
+          }
+    }
+  }
+  // Whether x, assumed a partial, is computed correctly as one from the values in P: a sum of
+  // two partials, a partial times a quad-uniform value (a reduced row vector or a splat), a
+  // carried partial with a splat init (started as x in one lane of the quad, 0 in the others).
+  auto valid = [&](int x) {
+    const ttgir::Op* d = c.f.def_op(x);
+    if (d == nullptr) {
+      const ttgir::Value& bv = c.f.value(x);
+      auto it = loops.find(bv.owner_op);
+      if (it == loops.end()) return false;
+      const ttgir::ForLoop& L = it->second;
+      for (size_t k = 0; k < L.iter_args.size(); ++k)
+        if (L.iter_args[k] == x) return P.count(L.yielded[k]) != 0 && is_splat(c, L.inits[k]);
+      return false;
+    }
+    if (is_row_sum(c, *d)) return true;
+    if (d->name == "arith.addf")
+      return P.count(d->operands.at(0)) != 0 && P.count(d->operands.at(1)) != 0;
+    if (d->name == "arith.mulf") {
+      const int a = d->operands.at(0), b = d->operands.at(1);
+      const bool pa = P.count(a) != 0, pb = P.count(b) != 0;
+      if (pa == pb) return false;
+      const int other = pa ? b : a;
+      return is_row_f32(c, other) || is_splat(c, other);
+    }
+    if (d->name == "scf.for") {
+      const ttgir::ForLoop& L = loops.at(d->id);
+      for (size_t k = 0; k < L.results.size(); ++k)
+        if (L.results[k] == x) return P.count(L.iter_args[k]) != 0;
+    }
+    return false;
+  };
+  // A use that consumes x as a partial (the value it defines is a partial too).
+  auto partial_use = [&](int x, int u) {
+    const ttgir::Op& uo = c.op(u);
+    if (const ttgir::ForLoop* L = loop_of_yield(uo)) {
+      for (size_t k = 0; k < L->yielded.size(); ++k)
+        if (L->yielded[k] == x && P.count(L->iter_args[k]) == 0) return false;
+      return true;
+    }
+    return !uo.results.empty() && P.count(uo.results[0]) != 0;
+  };
+  // Prune to a fixed point: drop what is not computed as a partial, and what a loop needs
+  // reduced (its shuffles would stay in the loop).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = P.begin(); it != P.end();) {
+      bool keep = valid(*it);
+      for (int u : c.f.users(*it))
+        if (keep && !partial_use(*it, u) && in_some_loop(c, u)) keep = false;
+      if (keep) {
+        ++it;
+      } else {
+        it = P.erase(it);
+        changed = true;
+      }
+    }
+  }
+}
+
+}  // namespace sched2cu::emit

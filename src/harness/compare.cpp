@@ -118,7 +118,10 @@ std::string render_compare(const std::vector<CompareRow>& rows, const std::strin
          "when the case has no handwritten kernel), in shape order; both columns are built and\n"
          "run under the current tree (runtime headers, bench_spec.cpp, handwritten.cu); only\n"
          "generated.cu differs. improvement = branch generated throughput vs " +
-         label + ", per shape;\n'unchanged' = byte-identical generated.cu (measured once).\n";
+         label +
+         ", per shape,\nnormalized by the handwritten kernel timed alongside each side (cancels "
+         "drift between\nthe two measurements); 'unchanged' = byte-identical generated.cu "
+         "(measured once).\n";
 }
 
 json compare_json(const std::vector<CompareRow>& rows, const RunOptions& opt, const json& device) {

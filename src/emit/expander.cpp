@@ -403,8 +403,9 @@ std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
                                  : "the newest " + S(w->second) + " wgmma group(s) may still run"));
     }
     if (si.ev < 0) {
-      for (const auto& [v, amax] : max_age_)
+      for (const auto& [value, amax] : max_age_)
         for (int a = amax; a >= 1; --a) {
+          const int v = value;  // a lambda cannot capture a structured binding (clang 14)
           // In prologue step p, copy a - 1 holds a value only once its stage has run (or for a
           // carried yield, which starts at its init).
           const bool carried = std::any_of(yield_of_.begin(), yield_of_.end(),

@@ -43,6 +43,17 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
       b_kmajor ? "wgmma_desc_k<" + S(swb) + ", " + S(bb.shape.at(0)) + ">(" + slot_b + ", ks)"
                : "wgmma_desc_mn<" + S(swb) + ", " + S(bb.shape.at(0)) + ">(" + slot_b + ", ks)";
   const std::string major_b = b_kmajor ? "Major::K" : "Major::MN";
+  // "wgmma_ss<N, TA, TB, Major::K, major_b>(" and the RS form's head.
+  std::string ss_head = "wgmma_ss<" + S(N), rs_head = "wgmma_rs<" + S(N);
+  for (std::string* h : {&ss_head, &rs_head}) {
+    *h += ", ";
+    *h += TA;
+    *h += ", ";
+    *h += TB;
+    *h += h == &ss_head ? ", Major::K, " : ", ";
+    *h += major_b;
+    *h += ">(";
+  }
 
   // The accumulator's starting value.
   Text scale = "1";
@@ -80,10 +91,9 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
           L.split() ? "(slice * " + S(vd.rows) + " + " + S(64LL * s) + ")" : Text(S(64LL * s));
       body.push_back(code("#pragma unroll"));
       body.push_back(for_("int ks = 0", "ks < " + S(ksteps), "++ks",
-                          {code("wgmma_ss<" + S(N) + ", " + TA + ", " + TB + ", Major::K, " +
-                                major_b + ">(" + R(D) + ".v[" + S(s) + "], wgmma_desc_k<" + S(swa) +
-                                ", " + S(ba.shape.at(0)) + ">(" + slot_a + " + " + row0 + " * " +
-                                S(swa) + ", ks), " + desc_b + ", " + scale + ");")}));
+                          {code(ss_head + R(D) + ".v[" + S(s) + "], wgmma_desc_k<" + S(swa) + ", " +
+                                S(ba.shape.at(0)) + ">(" + slot_a + " + " + row0 + " * " + S(swa) +
+                                ", ks), " + desc_b + ", " + scale + ");")}));
     }
   } else if (va.lay == Lay::DotA) {
     if (va.rows != vd.rows || va.cols != K) c.fail(o.id, "the register A operand's shape differs");
@@ -95,10 +105,10 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
       if (!va.packed && va.elem != ea)
         c.fail(o.id, "the register A operand must be converted to " + ea + " first");
       body.push_back(code("#pragma unroll"));
-      body.push_back(for_("int ks = 0", "ks < " + S(ksteps), "++ks",
-                          {code("uint32_t a_[4];"), code(frag),
-                           code("wgmma_rs<" + S(N) + ", " + TA + ", " + TB + ", " + major_b + ">(" +
-                                R(D) + ".v[" + S(s) + "], a_, " + desc_b + ", " + scale + ");")}));
+      body.push_back(
+          for_("int ks = 0", "ks < " + S(ksteps), "++ks",
+               {code("uint32_t a_[4];"), code(frag),
+                code(rs_head + R(D) + ".v[" + S(s) + "], a_, " + desc_b + ", " + scale + ");")}));
     }
   } else {
     c.fail(o.id, "the A operand is neither shared memory nor a register dot operand");

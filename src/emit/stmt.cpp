@@ -44,7 +44,7 @@ Text operator+(Text a, const Text& b) {
 
 std::string S(long long v) { return std::to_string(v); }
 
-Stmt comment(std::string text) {
+Stmt comment(const std::string& text) {
   Stmt s;
   s.kind = Stmt::Kind::Comment;
   s.text = Text(text);

@@ -80,7 +80,7 @@ struct Stmt {
 };
 
 // Constructors (the only way lowering code makes statements).
-Stmt comment(std::string text);
+Stmt comment(const std::string& text);
 Stmt code(Text text, std::string note = "");
 Stmt decl(Text type, int value, Text init = {}, bool is_const = false, std::string note = "");
 Stmt block(std::vector<Stmt> body, std::string note = "");

@@ -31,7 +31,9 @@ std::set<int> Expander::share_tile_storage() {
     int age;
   };
   std::map<int, std::vector<Read>> reads;
-  for (const auto& [n, e] : op_event) {
+  for (const auto& kv : op_event) {
+    const int n = kv.first;
+    const Event* e = kv.second;
     std::set<int> own(c_.op(node(n).op).results.begin(), c_.op(node(n).op).results.end());
     std::function<void(const std::vector<Stmt>&)> scan = [&](const std::vector<Stmt>& v) {
       for (const auto& st : v) {
@@ -80,6 +82,7 @@ std::set<int> Expander::share_tile_storage() {
   std::set<int> shared;
   // Op events in emitted order within one iteration.
   std::vector<std::pair<Key, int>> ops;
+  ops.reserve(op_event.size());
   for (const auto& [n, e] : op_event) ops.emplace_back(key(*e), n);
   std::sort(ops.begin(), ops.end());
   for (const auto& [ky, n] : ops) {

@@ -273,8 +273,11 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
     if (!found) {
       std::string where = pid_op->loc.ir.known() ? pid_op->loc.ir.str() : f.name;
       std::string py = pid_op->loc.src.known() ? " (" + pid_op->loc.src.str() + ")" : "";
-      throw Error(where + ": error: schedule: cannot derive the grid extent of program id axis " +
-                  ax + py +
+      std::string msg = where;
+      msg += ": error: schedule: cannot derive the grid extent of program id axis ";
+      msg += ax;
+      msg += py;
+      throw Error(msg +
                   ": it does not index a tensor descriptor dimension as `pid * BLOCK` (or "
                   "`outer_pid * P + pid * BLOCK`) and no persistent loop uses it; pass the grid "
                   "explicitly, e.g. --grid 'cdiv(M, 128),Z * H,1'");

@@ -250,7 +250,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     if (x_only && y_only)
       g.launch.raster_group = o.raster_group;
     else
-      ks.notes.push_back(
+      ks.notes.emplace_back(
           "grid: no rasterization (no operand is indexed by x alone and another "
           "by y alone; the x-fastest launch order already shares them)");
   }

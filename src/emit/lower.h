@@ -39,7 +39,6 @@ enum class Lay {
   DotA,    // the register A operand of an MMA (#ttg.dot_op<{opIdx = 0}>): a view of an Acc tile
   Smem,    // a shared-memory buffer (memdesc): a ring slot or a resident buffer
   Desc,    // a tensor descriptor (host-built map)
-  Global,  // a tile to be read from global memory into registers when used (register load)
 };
 
 struct Val {
@@ -100,12 +99,12 @@ struct Ctx {
 };
 
 // Pseudo value references that the expander replaces by text for the instance's iteration
-// (docs/emitter.md, "Modulo expander"): the ring-slot counter of the iteration, its index, and
+// (docs/emitter.md, "Modulo expander"): the ring-slot counter of the iteration (kind 0), its
+// index (kind 1: resolved, though no lowering emits it today), and
 // the scale-d of an MMA whose accumulator is a zero init folded away (0 on the first k-step of
 // iteration 0, else 1).
 constexpr int kPseudo = 1 << 28;
 inline Text counter_ref(int loop) { return Text::ref(kPseudo + 3 * loop); }
-inline Text iteration_ref(int loop) { return Text::ref(kPseudo + 3 * loop + 1); }
 inline Text fold_scale_ref(int loop) { return Text::ref(kPseudo + 3 * loop + 2); }
 inline bool is_pseudo(int value) { return value >= kPseudo; }
 
@@ -115,7 +114,6 @@ struct Lowered {
   std::vector<Stmt> body;      // the op's statements
   bool mma = false;            // issues one wgmma commit group (async until a wait covers it)
   std::vector<Text> mma_regs;  // registers the group reads/writes asynchronously (D, A)
-  int mma_c = -1;              // the accumulator operand (value) it updates in place, or -1
 };
 
 class Lower;

@@ -120,7 +120,6 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
   out.body.push_back(mma_issue(body, regs, c.note(o.id)));
   out.mma = true;
   out.mma_regs = regs;
-  out.mma_c = C;
   vd.storage = D;
   L.set(D, vd);
 }

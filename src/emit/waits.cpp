@@ -53,9 +53,13 @@ std::vector<Req> Expander::requirements(const SInst& si) const {
     for (int m : e.mma_readers) out.push_back({m, e.stage - node_stage_.at(m)});
     return out;
   }
-  if (e.kind != Event::Kind::Op || e.low.mma) return out;
-  // Register reads of MMA results: each reference (value, age) was defined `age` steps ago.
-  std::vector<Stmt> body = e.low.body;
+  if (e.kind != Event::Kind::Op) return out;
+  // Register reads of MMA results: each reference (value, age) was defined `age` steps ago. An
+  // MMA's own operands are read by the tensor core (ordered behind earlier groups); what runs
+  // before its issue (D = C, a fill of D) reads registers like any other statement.
+  std::vector<Stmt> body;
+  for (const auto& st : e.low.body)
+    if (st.kind != Stmt::Kind::MmaIssue) body.push_back(st);
   std::function<void(const std::vector<Stmt>&)> scan = [&](const std::vector<Stmt>& v) {
     for (const auto& st : v) {
       for (const Text* t : {&st.text, &st.cond, &st.init, &st.var})
@@ -88,7 +92,16 @@ std::vector<std::pair<int, int>> Expander::writes(const SInst& si) const {
     return out;
   }
   const Event& e = ev_[static_cast<size_t>(si.ev)];
-  if (e.kind != Event::Kind::Op || e.low.mma) return out;
+  if (e.kind != Event::Kind::Op) return out;
+  if (e.low.mma) {
+    // D written before the issue (D = C, a fill): an earlier group using D must be done.
+    for (const auto& st : e.low.body)
+      if (st.kind != Stmt::Kind::MmaIssue) {
+        for (int r : c_.op(node(e.node).op).results) out.emplace_back(r, 0);
+        break;
+      }
+    return out;
+  }
   for (int r : c_.op(node(e.node).op).results) out.emplace_back(r, 0);
   return out;
 }
@@ -125,7 +138,9 @@ void Expander::derive_waits(std::map<int, int>& waits, std::map<int, std::vector
     for (const auto& [v, a] : regs[m]) out.push_back(Text::ref(v, a));
     return out;
   };
-  for (int round = 0; round < 8; ++round) {
+  for (int round = 0;; ++round) {
+    if (round == 8)
+      fail("internal: the wgmma waits did not reach a fixed point in 8 rounds of simulation");
     bool changed = false;
     end_wait = false;
     std::map<int, std::set<int>> completed_by;  // sid -> MMA nodes it completes

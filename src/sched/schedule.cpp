@@ -128,8 +128,10 @@ void sink_mma_feeders(const ddg::Ddg& g, Schedule& s) {
       if (!mrt.fits(v, t)) continue;
       Schedule trial = s;
       trial.cycle[static_cast<size_t>(v)] = t;
-      if (check_schedule(g, trial).empty()) s = trial;
-      break;
+      if (check_schedule(g, trial).empty()) {  // else try the next earlier slot
+        s = trial;
+        break;
+      }
     }
   }
 }

@@ -268,14 +268,17 @@ TEST(Partition, CooperativeConsumersAndRegisterAllotment) {
   auto p = partition(g, in, b);
   ASSERT_EQ(p.roles.size(), 2u);
   EXPECT_EQ(p.warpgroups, 3);
-  EXPECT_EQ(p.roles[0].regs, 40);
-  EXPECT_EQ(p.roles[1].regs, 232);  // (512 - 40) / 2 = 236 -> 232
+  EXPECT_EQ(p.roles[0].regs, 24);   // the default producer allotment (setmaxnreg minimum)
+  EXPECT_EQ(p.roles[1].regs, 240);  // (512 - 24) / 2 = 244 -> 240
   EXPECT_EQ(p.roles[1].wgs, 2);
   EXPECT_EQ(p.roles[1].split_dim, 0);
   EXPECT_EQ(p.roles[1].split_parts, 2);
   EXPECT_EQ(p.roles[1].est_regs, 128 + 24);
   EXPECT_TRUE(p.warnings.empty());
   EXPECT_EQ(p.node_role, (std::vector<int>{0, 0, 0, 0, 1}));
+  Budgets b40 = b;
+  b40.producer_regs = 40;
+  EXPECT_EQ(partition(g, in, b40).roles[1].regs, 232);  // (512 - 40) / 2 = 236 -> 232
   in.num_warps = 4;
   auto q = partition(g, in, b);
   EXPECT_EQ(q.roles[1].regs, 248);

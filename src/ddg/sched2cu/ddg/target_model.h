@@ -64,7 +64,7 @@ struct Budgets {
   int threads_per_warpgroup = 128;
   int max_threads_per_block = 1024;
   int64_t mbarrier_bytes = 8;
-  int producer_regs = 40;
+  int producer_regs = 24;
 };
 
 class TargetModel {

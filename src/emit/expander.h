@@ -4,6 +4,7 @@
 // reuse). Nothing outside the expander includes it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -82,6 +83,12 @@ class Expander {
   long long iter_min(const SInst& si, int s) const;
   std::vector<Stmt> instantiate(std::vector<Stmt> body, const SInst& si, int s);
   int age_of(int value, int s_use) const;
+  // What a reference to `value` in a stage-s_use instance reads: (value, age), iter_args
+  // resolved to the previous iteration's yield; age INT_MIN for values from outside the loop.
+  std::pair<int, int> read_of(int value, int s_use) const;
+  // f(referenced value, value read, age) for every loop-defined register reference in `body`.
+  void for_each_read(const std::vector<Stmt>& body, int s_use,
+                     const std::function<void(int, int, int)>& f) const;
   std::vector<SInst> section(int sec, int step) const;
   std::vector<Stmt> emit_step(const std::vector<SInst>& insts, const std::map<int, int>& waits,
                               const std::map<int, std::vector<Text>>& fences);

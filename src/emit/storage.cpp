@@ -35,26 +35,9 @@ std::set<int> Expander::share_tile_storage() {
     const int n = kv.first;
     const Event* e = kv.second;
     std::set<int> own(c_.op(node(n).op).results.begin(), c_.op(node(n).op).results.end());
-    std::function<void(const std::vector<Stmt>&)> scan = [&](const std::vector<Stmt>& v) {
-      for (const auto& st : v) {
-        for (const Text* t : {&st.text, &st.cond, &st.init, &st.var})
-          for (const auto& p : t->pieces()) {
-            if (p.value < 0 || is_pseudo(p.value) || own.count(p.value)) continue;
-            int val = p.value, a;
-            if (yield_of_.count(val)) {
-              val = yield_of_.at(val);
-              a = age_of(val, e->stage);
-              if (a != INT_MIN) ++a;
-            } else {
-              a = age_of(val, e->stage);
-            }
-            if (a != INT_MIN) reads[val].push_back({e, a});
-          }
-        scan(st.body);
-        scan(st.else_body);
-      }
-    };
-    scan(e->low.body);
+    for_each_read(e->low.body, e->stage, [&](int ref, int v, int a) {
+      if (!own.count(ref)) reads[v].push_back({e, a});
+    });
   }
   // Values the loop hands on (yields, results read after the loop) keep their own variables.
   std::set<int> escapes(fl_.yielded.begin(), fl_.yielded.end());

@@ -20,12 +20,7 @@ std::vector<std::pair<int, int>> Expander::mma_regs(int n) const {
       for (const auto& t : e.low.mma_regs)
         for (const auto& p : t.pieces())
           if (p.value >= 0 && !is_pseudo(p.value)) {
-            int v = p.value, a = age_of(v, s);
-            if (yield_of_.count(p.value)) {
-              v = yield_of_.at(p.value);
-              a = age_of(v, s);
-              if (a != INT_MIN) ++a;
-            }
+            const auto [v, a] = read_of(p.value, s);
             if (a != INT_MIN) out.emplace_back(v, a);
           }
   return out;
@@ -60,27 +55,10 @@ std::vector<Req> Expander::requirements(const SInst& si) const {
   std::vector<Stmt> body;
   for (const auto& st : e.low.body)
     if (st.kind != Stmt::Kind::MmaIssue) body.push_back(st);
-  std::function<void(const std::vector<Stmt>&)> scan = [&](const std::vector<Stmt>& v) {
-    for (const auto& st : v) {
-      for (const Text* t : {&st.text, &st.cond, &st.init, &st.var})
-        for (const auto& p : t->pieces()) {
-          if (p.value < 0 || is_pseudo(p.value)) continue;
-          int val = p.value, a;
-          if (yield_of_.count(val)) {
-            val = yield_of_.at(val);
-            a = age_of(val, e.stage);
-            if (a != INT_MIN) ++a;
-          } else {
-            a = age_of(val, e.stage);
-          }
-          const int m = mma_of(val);
-          if (m >= 0 && a != INT_MIN) out.push_back({m, a});
-        }
-      scan(st.body);
-      scan(st.else_body);
-    }
-  };
-  scan(body);
+  for_each_read(body, e.stage, [&](int, int v, int a) {
+    const int m = mma_of(v);
+    if (m >= 0) out.push_back({m, a});
+  });
   return out;
 }
 

@@ -1,0 +1,213 @@
+// Static instances of the modulo expander (expander.h): the iteration an event instance of a
+// section step runs, how its value references resolve (the defining stage's age, iter_args to
+// the previous iteration's yield, carried copies), and the statements of one step with its
+// waits, carry shifts and ping-pong turns. Never reorders the events of a step.
+#include <algorithm>
+#include <climits>
+#include <functional>
+
+#include "expander.h"
+
+namespace sched2cu::emit::detail {
+
+Text Expander::iter_text(const SInst& si, int s) const {
+  if (si.sec == 0) return S(si.step - s);
+  if (si.sec == 1) return s == 0 ? Text(k_) : Text(k_ + " - " + S(s));
+  const int d = s - si.step;  // drain step e runs iteration T + e - s
+  return d == 0 ? Text(T_) : Text(T_ + " - " + S(d));
+}
+
+long long Expander::iter_min(const SInst& si, int s) const {
+  if (si.sec == 0) return si.step - s;
+  if (si.sec == 1) return S_ - 1 - s;
+  return S_ - 1 + si.step - s;  // the pipelined path runs only when T >= S - 1
+}
+
+int Expander::age_of(int value, int s_use) const {
+  auto it = def_node_.find(value);
+  if (it == def_node_.end() || !node_stage_.count(it->second)) return INT_MIN;
+  return s_use - node_stage_.at(it->second);
+}
+
+std::pair<int, int> Expander::read_of(int value, int s_use) const {
+  auto y = yield_of_.find(value);
+  if (y == yield_of_.end()) return {value, age_of(value, s_use)};
+  const int a = age_of(y->second, s_use);  // an iter_arg: the previous iteration's yield
+  return {y->second, a == INT_MIN ? INT_MIN : a + 1};
+}
+
+void Expander::for_each_read(const std::vector<Stmt>& body, int s_use,
+                             const std::function<void(int, int, int)>& f) const {
+  for (const auto& st : body) {
+    for (const Text* t : {&st.text, &st.cond, &st.init, &st.var})
+      for (const auto& p : t->pieces()) {
+        if (p.value < 0 || is_pseudo(p.value)) continue;
+        const auto [v, a] = read_of(p.value, s_use);
+        if (a != INT_MIN) f(p.value, v, a);
+      }
+    for_each_read(st.body, s_use, f);
+    for_each_read(st.else_body, s_use, f);
+  }
+}
+
+std::vector<Stmt> Expander::instantiate(std::vector<Stmt> body, const SInst& si, int s) {
+  const Text j = iter_text(si, s);
+  const long long jmin = iter_min(si, s);
+  const bool jlit = si.sec == 0;
+  auto resolve = [&](const Text& t) {
+    Text out;
+    for (const auto& p : t.pieces()) {
+      if (p.value < 0) {
+        out += p.s;
+        continue;
+      }
+      if (is_pseudo(p.value)) {
+        if ((p.value - kPseudo) / 3 != li_) {
+          out += Text::ref(p.value, p.age);  // another loop's: resolved by its expander
+          continue;
+        }
+        const int kind = (p.value - kPseudo) % 3;
+        if (kind == 0) out += Text(it_) + " + " + (jlit ? Text(S(si.step - s)) : "(" + j + ")");
+        if (kind == 1) out += "(" + j + ")";
+        if (kind == 2)
+          out += jlit && jmin == 0 ? Text("ks > 0")
+                 : jmin >= 1       ? Text("1")
+                                   : "(" + j + " > 0 || ks > 0)";
+        continue;
+      }
+      if (p.value == fl_.iv) {
+        out += "(" + R(fl_.lb) + " + " + (jlit ? Text(S(si.step - s)) : "(" + j + ")") + " * " +
+               R(fl_.step) + ")";
+        continue;
+      }
+      const auto [v, a] = read_of(p.value, s);
+      if (a == INT_MIN) {
+        out += Text::ref(p.value, p.age);  // defined outside the loop
+        continue;
+      }
+      if (a < 0) c_.fail(loop_.op, "internal: a value is read before the stage that defines it");
+      if (a > 0) max_age_[v] = std::max(max_age_[v], a);
+      out += Text::ref(v, a);
+    }
+    return out;
+  };
+  std::function<void(std::vector<Stmt>&)> walk = [&](std::vector<Stmt>& v) {
+    for (auto& st : v) {
+      for (Text* t : {&st.text, &st.cond, &st.init, &st.step, &st.type, &st.var, &st.ctr, &st.bar})
+        *t = resolve(*t);
+      for (auto& a : st.acc) a = resolve(a);
+      for (auto& f : st.fence) f = resolve(f);
+      walk(st.body);
+      walk(st.else_body);
+    }
+  };
+  walk(body);
+  return body;
+}
+
+std::vector<SInst> Expander::section(int sec, int step) const {
+  std::vector<SInst> out;
+  out.push_back({sec, step, -1});
+  for (int e : order_) {
+    const int s = ev_[static_cast<size_t>(e)].stage;
+    const bool in = sec == 0 ? s <= step : sec == 1 ? true : s > step;
+    if (in) out.push_back({sec, step, e});
+  }
+  return out;
+}
+
+int Expander::sid(const SInst& si) const {
+  for (size_t i = 0; i < all_.size(); ++i)
+    if (all_[i].sec == si.sec && all_[i].step == si.step && all_[i].ev == si.ev)
+      return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
+                                      const std::map<int, int>& waits,
+                                      const std::map<int, std::vector<Text>>& fences) {
+  std::vector<Stmt> out;
+  int first_mma = -1, last_mma = -1;
+  for (size_t i = 0; i < insts.size(); ++i)
+    if (insts[i].ev >= 0 && ev_[static_cast<size_t>(insts[i].ev)].low.mma) {
+      if (first_mma < 0) first_mma = static_cast<int>(i);
+      last_mma = static_cast<int>(i);
+    }
+  const bool turns = L_.r.pingpong && first_mma >= 0;
+  const int threads = 256;
+  for (size_t i = 0; i < insts.size(); ++i) {
+    const SInst& si = insts[i];
+    const int id = sid(si);
+    auto w = waits.find(id);
+    if (w != waits.end()) {
+      auto f = fences.find(id);
+      out.push_back(mma_wait(w->second, f == fences.end() ? std::vector<Text>{} : f->second,
+                             w->second == 0
+                                 ? "every wgmma group of this role is done"
+                                 : "the newest " + S(w->second) + " wgmma group(s) may still run"));
+    }
+    if (si.ev < 0) {
+      for (const auto& [value, amax] : max_age_)
+        for (int a = amax; a >= 1; --a) {
+          const int v = value;  // a lambda cannot capture a structured binding (clang 14)
+          // In prologue step p, copy a - 1 holds a value only once its stage has run (or for a
+          // carried yield, which starts at its init).
+          const bool carried = std::any_of(yield_of_.begin(), yield_of_.end(),
+                                           [&](const auto& kv) { return kv.second == v; });
+          if (si.sec == 0 && !carried && age_of(v, si.step) < a) continue;
+          out.push_back(code(
+              Text::ref(v, a) + " = " + Text::ref(v, a - 1) + ";",
+              a == amax ? "carried copies of " + c_.note(c_.f.value(v).def_op) : std::string()));
+        }
+      continue;
+    }
+    const Event& e = ev_[static_cast<size_t>(si.ev)];
+    const Text ctr =
+        Text(it_) + " + " +
+        (si.sec == 0 ? Text(S(si.step - e.stage)) : "(" + iter_text(si, e.stage) + ")");
+    const std::string ring = e.ring >= 0 ? c_.ring_name(li_, e.ring) : std::string();
+    switch (e.kind) {
+      case Event::Kind::WaitFull:
+        out.push_back(ring_op(Stmt::Kind::WaitFull, ring, ctr,
+                              "ring " + S(e.ring) + ": data landed, stage " + S(e.stage)));
+        break;
+      case Event::Kind::WaitEmptyArm:
+        out.push_back(
+            ring_op(Stmt::Kind::WaitEmpty, ring, ctr, "ring " + S(e.ring) + ": slot free"));
+        out.push_back(ring_op(Stmt::Kind::Arm, ring, ctr,
+                              "ring " + S(e.ring) + ": expect " + S(e.bytes) + " B", e.bytes));
+        break;
+      case Event::Kind::Release:
+        out.push_back(ring_op(Stmt::Kind::Release, ring, ctr,
+                              "ring " + S(e.ring) + ": every reader is done, stage " + S(e.stage)));
+        break;
+      case Event::Kind::Op: {
+        if (turns && static_cast<int>(i) == first_mma)
+          out.push_back(
+              code("named_bar_sync(" + S(c_.bar_turn(0)) + " + slice, " + S(threads) + ");",
+                   "ping-pong: this warpgroup's turn to issue its MMAs"));
+        const Node& n = node(e.node);
+        auto body = instantiate(e.low.body, si, e.stage);
+        const std::string where = "node " + S(n.id) + ", stage " + S(e.stage);
+        if (!body.empty())
+          body[0].note = body[0].note.empty() ? where : body[0].note + ", " + where;
+        out.insert(out.end(), body.begin(), body.end());
+        if (turns && static_cast<int>(i) == last_mma)
+          out.push_back(code("named_bar_arrive(" + S(c_.bar_turn(0)) + " + (slice + 1) % " +
+                                 S(L_.r.split_parts) + ", " + S(threads) + ");",
+                             "ping-pong: the next warpgroup's turn"));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+void Expander::collect_ages() {
+  for (const auto& si : all_)
+    if (si.ev >= 0)
+      instantiate(ev_[static_cast<size_t>(si.ev)].low.body, si,
+                  ev_[static_cast<size_t>(si.ev)].stage);
+}
+
+}  // namespace sched2cu::emit::detail

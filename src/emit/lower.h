@@ -179,6 +179,11 @@ void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op);
 void plan_descriptors(Ctx& c);
 void plan_smem(Ctx& c);
 
+// --- values.cpp
+// ----------------------------------------------------------------------------------
+// Whether a layout's `parent` is the wgmma accumulator layout (row/column slices, dot operands).
+bool has_mma_parent(const Ctx& c, const ttgir::Type& t);
+
 // --- partial.cpp
 // ----------------------------------------------------------------------------------
 // Decides Ctx::quad_partials: row sums whose quad shuffles wait until after their loop.

@@ -20,10 +20,7 @@ bool is_row_f32(const Ctx& c, int value) {
       t.element_type().name != "f32" || c.m.encoding_kind(t) != "ttg.slice")
     return false;
   const ttgir::Attribute* d = c.m.encoding_param(t, "dim");
-  const ttgir::Attribute* p = c.m.encoding_param(t, "parent");
-  if (d == nullptr || p == nullptr || d->as_int() != 1) return false;
-  const ttgir::Attribute& rp = c.m.resolve(*p);
-  return rp.kind == ttgir::Attribute::Kind::Dialect && rp.text == "ttg.nvidia_mma";
+  return d != nullptr && d->as_int() == 1 && has_mma_parent(c, t);
 }
 
 // tt.reduce along axis 1 of an f32 accumulator tile whose combine region is one addf of its two

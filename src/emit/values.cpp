@@ -46,6 +46,13 @@ int Lower::split_rows(int rows, int op) const {
   return rows / r.split_parts;
 }
 
+bool has_mma_parent(const Ctx& c, const ttgir::Type& t) {
+  const ttgir::Attribute* p = c.m.encoding_param(t, "parent");
+  if (p == nullptr) return false;
+  const ttgir::Attribute& rp = c.m.resolve(*p);
+  return rp.kind == ttgir::Attribute::Kind::Dialect && rp.text == "ttg.nvidia_mma";
+}
+
 Val Lower::from_type(int value, int op) const {
   const ttgir::Type& t = c.type(value);
   Val v;
@@ -68,12 +75,6 @@ Val Lower::from_type(int value, int op) const {
   if (t.kind != K::Tensor) c.fail(op, "type " + t.str() + " has no register lowering");
   v.elem = t.element_type().name;
   const std::string kind = c.m.encoding_kind(t);
-  auto parent_is_mma = [&] {
-    const ttgir::Attribute* p = c.m.encoding_param(t, "parent");
-    if (p == nullptr) return false;
-    const ttgir::Attribute& rp = c.m.resolve(*p);
-    return rp.kind == ttgir::Attribute::Kind::Dialect && rp.text == "ttg.nvidia_mma";
-  };
   if (kind == "ttg.nvidia_mma" && t.shape.size() == 2) {
     v.lay = Lay::Acc;
     v.rows = split_rows(static_cast<int>(t.shape[0]), op);
@@ -85,7 +86,7 @@ Val Lower::from_type(int value, int op) const {
                  S(v.rows) + ", " + S(v.cols) + "]");
     return v;
   }
-  if (kind == "ttg.slice" && t.shape.size() == 1 && parent_is_mma()) {
+  if (kind == "ttg.slice" && t.shape.size() == 1 && has_mma_parent(c, t)) {
     const ttgir::Attribute* d = c.m.encoding_param(t, "dim");
     const long long dim = d ? d->as_int() : -1;
     if (dim == 1) {
@@ -99,7 +100,7 @@ Val Lower::from_type(int value, int op) const {
       return v;
     }
   }
-  if (kind == "ttg.dot_op" && t.shape.size() == 2 && parent_is_mma()) {
+  if (kind == "ttg.dot_op" && t.shape.size() == 2 && has_mma_parent(c, t)) {
     v.lay = Lay::DotA;
     v.rows = split_rows(static_cast<int>(t.shape[0]), op);
     v.cols = static_cast<int>(t.shape[1]);

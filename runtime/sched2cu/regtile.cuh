@@ -141,6 +141,22 @@ SCHED2CU_DEVICE void row_fill(RowVec<M>& r, float x) {
   for (int s = 0; s < M / 64; ++s) r.v[s][0] = r.v[s][1] = x;
 }
 
+// Combines each row's partials across the 4 lanes of its quad (xor 1, 2), in place: every lane
+// holds the row's value afterwards.
+template <int M, class F>
+SCHED2CU_DEVICE void row_quad_reduce(RowVec<M>& r, F f) {
+#pragma unroll
+  for (int s = 0; s < M / 64; ++s) {
+    float m0 = r.v[s][0], m1 = r.v[s][1];
+    m0 = f(m0, __shfl_xor_sync(0xffffffffu, m0, 1));
+    m1 = f(m1, __shfl_xor_sync(0xffffffffu, m1, 1));
+    m0 = f(m0, __shfl_xor_sync(0xffffffffu, m0, 2));
+    m1 = f(m1, __shfl_xor_sync(0xffffffffu, m1, 2));
+    r.v[s][0] = m0;
+    r.v[s][1] = m1;
+  }
+}
+
 // r = max over each row of a (all N columns; the 4 lanes of a quad agree afterwards).
 template <int M, int N>
 SCHED2CU_DEVICE void acc_row_max(RowVec<M>& r, const AccTile<M, N>& a) {
@@ -152,13 +168,10 @@ SCHED2CU_DEVICE void acc_row_max(RowVec<M>& r, const AccTile<M, N>& a) {
       m0 = fmaxf(m0, fmaxf(a.v[s][i], a.v[s][i + 1]));
       m1 = fmaxf(m1, fmaxf(a.v[s][i + 2], a.v[s][i + 3]));
     }
-    m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, 1));
-    m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, 2));
-    m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, 1));
-    m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, 2));
     r.v[s][0] = m0;
     r.v[s][1] = m1;
   }
+  row_quad_reduce(r, [](float x, float y) { return fmaxf(x, y); });
 }
 
 // r = sum over each row of a.
@@ -172,13 +185,10 @@ SCHED2CU_DEVICE void acc_row_sum(RowVec<M>& r, const AccTile<M, N>& a) {
       s0 += a.v[s][i] + a.v[s][i + 1];
       s1 += a.v[s][i + 2] + a.v[s][i + 3];
     }
-    s0 += __shfl_xor_sync(0xffffffffu, s0, 1);
-    s0 += __shfl_xor_sync(0xffffffffu, s0, 2);
-    s1 += __shfl_xor_sync(0xffffffffu, s1, 1);
-    s1 += __shfl_xor_sync(0xffffffffu, s1, 2);
     r.v[s][0] = s0;
     r.v[s][1] = s1;
   }
+  row_quad_reduce(r, [](float x, float y) { return x + y; });
 }
 
 // d = f(a, r[row]) elementwise with the row value broadcast along the row.

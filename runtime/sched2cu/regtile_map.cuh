@@ -166,7 +166,7 @@ SCHED2CU_DEVICE float tree_combine(float (&x)[Count], F f) {
 // partial per lane whose combination over the quad is the value. A sum carried across loop
 // iterations in this form (l = l * alpha + rowsum(p), alpha equal across the quad) needs its
 // shuffles once, after the loop, instead of every iteration (docs/emitter.md, "Deferred quad
-// sums"). The emitter decides where; these are the pieces.
+// sums"). The emitter decides where; these are the pieces (row_quad_reduce is in regtile.cuh).
 
 // r[row] = this lane's f-reduction of its N / 4 values of each row of a: a tree, no shuffle.
 template <int M, int N, class F>
@@ -183,22 +183,6 @@ SCHED2CU_DEVICE void acc_row_partial(RowVec<M>& r, const AccTile<M, N>& a, F f) 
     }
     r.v[s][0] = tree_combine(x, f);
     r.v[s][1] = tree_combine(y, f);
-  }
-}
-
-// Combines each row's partials across the 4 lanes of its quad (xor 1, 2), in place: every lane
-// holds the row's value afterwards.
-template <int M, class F>
-SCHED2CU_DEVICE void row_quad_reduce(RowVec<M>& r, F f) {
-#pragma unroll
-  for (int s = 0; s < M / 64; ++s) {
-    float m0 = r.v[s][0], m1 = r.v[s][1];
-    m0 = f(m0, __shfl_xor_sync(0xffffffffu, m0, 1));
-    m1 = f(m1, __shfl_xor_sync(0xffffffffu, m1, 1));
-    m0 = f(m0, __shfl_xor_sync(0xffffffffu, m0, 2));
-    m1 = f(m1, __shfl_xor_sync(0xffffffffu, m1, 2));
-    r.v[s][0] = m0;
-    r.v[s][1] = m1;
   }
 }
 

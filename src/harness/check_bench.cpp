@@ -1,6 +1,7 @@
 // `sched2cu check` (correctness only, non-zero exit on any failure), `sched2cu bench` (absolute
 // throughput of generated, hand-written and vendor kernels with ratios) and `sched2cu list`
 // (what each case holds; no GPU).
+#include <algorithm>
 #include <cstdio>
 
 #include "sched2cu/harness/runner.h"
@@ -45,10 +46,14 @@ json rows_json(const char* command, const std::vector<CaseRow>& rows,
   return {{"command", command}, {"device", device}, {"cases", cases}};
 }
 
+// The rows' cells cut to the header's columns.
 Table to_table(const std::vector<std::string>& header, const std::vector<CaseRow>& rows) {
   Table t;
   t.header = header;
-  for (auto& r : rows) t.rows.push_back(r.cells);
+  for (auto& r : rows) {
+    t.rows.emplace_back(r.cells.begin(),
+                        r.cells.begin() + std::ptrdiff_t(std::min(r.cells.size(), header.size())));
+  }
   return t;
 }
 
@@ -94,7 +99,7 @@ std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure)
     CaseRow r;
     r.name = name;
     auto fill = [&](const std::string& cell) {
-      r.cells = {name, "-", cell, cell, cell, "-", "-", "-"};
+      r.cells = {name, "-", cell, cell, cell, "-", "-", "-", "-", "-", "-"};
     };
     if (!c.exists) {
       fill("(no such case dir)");
@@ -104,26 +109,45 @@ std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure)
       r.m =
           measure(c, c.generated ? c.dir / "generated.cu" : std::filesystem::path(), "bench", name);
       const Measurement& m = *r.m;
-      std::string shapes;
-      for (size_t i = 0; i < m.shapes.size(); ++i) shapes += (i ? ", " : "") + m.shapes[i].label;
       if (!m.error.empty()) {
         fill("(error: " + m.error + ")");
         r.cells[3] = r.cells[4] = "-";
       } else {
         r.cells = {name,
-                   shapes.empty() ? "-" : shapes,
+                   bench_shapes_cell(m),
                    c.generated ? bench_cell(m, "gen") : "(no generated.cu)",
                    c.handwritten ? bench_cell(m, "hw") : "-",
                    bench_cell(m, "vendor"),
                    bench_ratio_cell(m, "gen", "hw"),
                    bench_ratio_cell(m, "gen", "vendor"),
-                   bench_ratio_cell(m, "hw", "vendor")};
+                   bench_ratio_cell(m, "hw", "vendor"),
+                   bench_cell(m, "copy"),
+                   bench_ratio_cell(m, "gen", "copy"),
+                   bench_ratio_cell(m, "hw", "copy")};
       }
       r.failed = any_fail(m, c.generated, c.handwritten);
     }
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+std::vector<std::string> bench_header(const std::vector<CaseRow>& rows) {
+  std::vector<std::string> h = {"case",   "shapes", "generated",  "handwritten",
+                                "vendor", "gen/hw", "gen/vendor", "hw/vendor"};
+  for (auto& r : rows) {
+    if (r.m && r.m->error.empty() && r.m->has_copy) {
+      h.insert(h.end(), {"copy", "gen/copy", "hw/copy"});
+      break;
+    }
+  }
+  return h;
+}
+
+Table bench_table(const std::vector<CaseRow>& rows) { return to_table(bench_header(rows), rows); }
+
+json bench_json(const std::vector<CaseRow>& rows, const json& device) {
+  return rows_json("bench", rows, bench_header(rows), device);
 }
 
 int run_check(const RunOptions& opt) {
@@ -143,15 +167,18 @@ int run_check(const RunOptions& opt) {
 int run_bench(const RunOptions& opt) {
   GpuMeasurer gpu(opt);
   auto rows = bench_rows(opt, std::ref(gpu));
-  std::vector<std::string> header = {"case",   "shapes", "generated",  "handwritten",
-                                     "vendor", "gen/hw", "gen/vendor", "hw/vendor"};
-  std::fputs(render_table(to_table(header, rows), false).c_str(), stdout);
+  const Table table = bench_table(rows);
+  std::fputs(render_table(table, false).c_str(), stdout);
   std::printf(
       "\nthroughput per shape (median of do_bench-style timings, L2 flushed before each call);\n"
-      "FAIL after a figure = that kernel failed its correctness check at that shape.\n");
+      "FAIL after a figure = that kernel failed its correctness check at that shape; FAIL (...)\n"
+      "= it failed at those check-only shapes (checked, never timed).\n");
+  if (table.header.size() > 8)
+    std::printf(
+        "copy = a device-to-device cudaMemcpyAsync moving the bytes the case's metric counts,\n"
+        "timed with the kernels (the bandwidth roofline); gen/copy = copy time / kernel time.\n");
   std::fflush(stdout);
-  if (!opt.json_path.empty())
-    write_json(opt.json_path, rows_json("bench", rows, header, gpu.device()));
+  if (!opt.json_path.empty()) write_json(opt.json_path, bench_json(rows, gpu.device()));
   return 0;
 }
 

@@ -162,6 +162,29 @@ struct DeviceBuffers {
   const sp::Tensor* data() const { return tensors.empty() ? nullptr : tensors.data(); }
 };
 
+// The roofline copy's two device buffers (BenchSpec::roofline_copy_bytes), freed on every path.
+struct CopyBuffers {
+  void* src = nullptr;
+  void* dst = nullptr;
+  size_t bytes = 0;
+  explicit CopyBuffers(size_t n) : bytes(n) {
+    const std::string what = " the roofline copy's buffers (2 x " + std::to_string(n) + " bytes)";
+    b::check_cuda(cudaMalloc(&src, n), "allocating" + what);
+    b::check_cuda(cudaMalloc(&dst, n), "allocating" + what);
+    b::check_cuda(cudaMemset(src, 0, n), "filling" + what);
+  }
+  ~CopyBuffers() {
+    if (src) cudaFree(src);
+    if (dst) cudaFree(dst);
+  }
+  CopyBuffers(const CopyBuffers&) = delete;
+  CopyBuffers& operator=(const CopyBuffers&) = delete;
+  // On the legacy default stream, like the kernels and the timing events.
+  int launch() const {
+    return static_cast<int>(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, nullptr));
+  }
+};
+
 std::string shape_label(const sp::Shape& s) {
   std::string l;
   for (int i = 0; i < s.rank; ++i) {
@@ -261,11 +284,17 @@ json run_measurement(const MeasureRequest& req) {
     };
 
     json shapes = json::array();
+    bool any_copy = false;
     int nshapes = spec->num_shapes();
     for (int si = 0; si < nshapes; ++si) {
       sp::Shape s = spec->shape(si);
       std::string label = shape_label(s);
       where = "shape " + label;
+      const bool timed_shape = !spec->check_only(si);
+      // The roofline copy: bench only (compare's cells are gen/hw ratios, check times nothing).
+      const long long copy_bytes =
+          req.mode == MeasureMode::bench && timed_shape ? spec->roofline_copy_bytes(s) : 0;
+      if (copy_bytes < 0) throw Error("roofline_copy_bytes is negative at " + label);
       sp::Metric metric = spec->metric(s);
       sp::Layout layout;
       spec->declare(s, layout);
@@ -361,26 +390,44 @@ json run_measurement(const MeasureRequest& req) {
                  {"outputs", outputs},
                  {"ok", ok},
                  {"hw_ok", hw ? hw_ok : true},
-                 {"vendor_ok", vendor_ok}};
+                 {"vendor_ok", vendor_ok},
+                 {"timed", timed_shape}};
       progress(req,
                label + (gen ? (ok ? ": generated correct" : ": generated FAILS its check") : "") +
-                   (hw ? (hw_ok ? ", handwritten correct" : ", handwritten FAILS its check") : ""));
-      if (timing) {
-        // Each kernel on its own buffers. Generated and hand-written are timed interleaved,
-        // one call each in turn (see do_bench_interleaved: a fixed order biased the ratio by up
-        // to 8% on the power-capped H200).
-        if (hw && gen) {
-          where = "timing generated and handwritten at " + label;
-          auto t = b::do_bench_interleaved({gen_fn, hw_fn}, bo);
-          js["gen"] = timing_json(t[0], metric);
-          js["hw"] = timing_json(t[1], metric);
-        } else if (hw) {
-          where = "timing handwritten at " + label;
-          js["hw"] = timing_json(b::do_bench(hw_fn, bo), metric);
-        } else if (gen) {
-          where = "timing generated at " + label;
-          js["gen"] = timing_json(b::do_bench(gen_fn, bo), metric);
+                   (hw ? (hw_ok ? ", handwritten correct" : ", handwritten FAILS its check") : "") +
+                   (timed_shape ? "" : " (check only)"));
+      if (timing && timed_shape) {
+        // Each kernel on its own buffers. Generated, hand-written and the roofline copy are
+        // timed interleaved, one call each in turn (see do_bench_interleaved: a fixed order
+        // biased the ratio by up to 8% on the power-capped H200).
+        std::unique_ptr<CopyBuffers> copy;
+        std::vector<b::LaunchFn> fns;
+        std::vector<const char*> keys;
+        std::string names;
+        auto add = [&](const b::LaunchFn& fn, const char* key, const char* name) {
+          fns.push_back(fn);
+          keys.push_back(key);
+          if (!names.empty()) names += ", ";
+          names += name;
+        };
+        if (gen) add(gen_fn, "gen", "generated");
+        if (hw) add(hw_fn, "hw", "handwritten");
+        if (copy_bytes > 0) {
+          where = "the roofline copy at " + label;
+          copy = std::make_unique<CopyBuffers>(size_t(copy_bytes));
+          add([c = copy.get()] { return c->launch(); }, "copy", "the roofline copy");
         }
+        if (!fns.empty()) {
+          where = "timing " + names;
+          where += " at " + label;
+          auto t = b::do_bench_interleaved(fns, bo);
+          for (size_t k = 0; k < fns.size(); ++k) js[keys[k]] = timing_json(t[k], metric);
+        }
+        if (copy) {
+          js["copy"]["bytes"] = copy_bytes;
+          any_copy = true;
+        }
+        copy.reset();  // freed before the vendor is timed
         if (vendor_fn) {
           where = "timing " + std::string(spec->vendor_name()) + " at " + label;
           js["vendor"] = timing_json(b::do_bench(vendor_fn, bo), metric);
@@ -389,6 +436,7 @@ json run_measurement(const MeasureRequest& req) {
       shapes.push_back(js);
     }
     out["shapes"] = shapes;
+    out["has_copy"] = any_copy;
     b::release_flush_buffer();
   } catch (const std::exception& e) {
     std::string msg = e.what();

@@ -57,6 +57,15 @@ std::string join(const std::vector<std::string>& parts) {
   return s;
 }
 
+const std::optional<KernelTiming>& pick(const ShapeResult& s, const std::string& kind) {
+  return kind == "gen" ? s.gen : kind == "hw" ? s.hw : kind == "copy" ? s.copy : s.vendor;
+}
+
+// Whether `kind` passed its check at `s` (the roofline copy is never checked).
+bool kind_ok(const ShapeResult& s, const std::string& kind) {
+  return kind == "gen" ? s.ok : kind == "hw" ? s.hw_ok : kind == "vendor" ? s.vendor_ok : true;
+}
+
 }  // namespace
 
 Measurement parse_measurement(const json& j) {
@@ -72,6 +81,7 @@ Measurement parse_measurement(const json& j) {
   m.vendor_name = j.value("vendor_name", "");
   m.vendor_unavailable = j.value("vendor_unavailable", "");
   m.vendor_error = j.value("vendor_error", "");
+  m.has_copy = j.value("has_copy", false);
   for (const json& s : j.at("shapes")) {
     ShapeResult r;
     r.shape = s.at("shape").get<std::vector<long long>>();
@@ -80,9 +90,11 @@ Measurement parse_measurement(const json& j) {
     r.ok = s.at("ok").get<bool>();
     r.hw_ok = s.value("hw_ok", true);
     r.vendor_ok = s.value("vendor_ok", true);
+    r.timed = s.value("timed", true);
     r.gen = timing(s, "gen");
     r.hw = timing(s, "hw");
     r.vendor = timing(s, "vendor");
+    r.copy = timing(s, "copy");
     m.shapes.push_back(std::move(r));
   }
   return m;
@@ -129,6 +141,7 @@ std::string compare_cell(const Measurement& m) {
   bool fail = false;
   for (const ShapeResult& s : m.shapes) {
     fail |= !s.ok;
+    if (!s.timed) continue;  // check only: its failure is the trailing FAIL
     if (s.gen && s.hw)
       parts.push_back(fixed(s.gen->throughput / s.hw->throughput, 2) + "x");
     else if (s.gen)
@@ -144,6 +157,7 @@ std::string improvement_cell(const Measurement& left, const Measurement& right) 
   if (!left.error.empty() || !right.error.empty()) return "-";
   std::vector<std::string> parts;
   for (const ShapeResult& r : right.shapes) {
+    if (!r.timed) continue;  // check only: no throughput to improve
     const ShapeResult* b = nullptr;
     for (const ShapeResult& l : left.shapes) {
       if (l.shape == r.shape) b = &l;
@@ -181,15 +195,36 @@ std::string check_cell(const Measurement& m) {
   return s + ")";
 }
 
+std::string bench_shapes_cell(const Measurement& m) {
+  std::vector<std::string> parts;
+  size_t check_only = 0;
+  for (const ShapeResult& s : m.shapes) {
+    if (s.timed)
+      parts.push_back(s.label);
+    else
+      ++check_only;
+  }
+  if (check_only == 0) return join(parts);
+  const std::string more = "(+" + std::to_string(check_only) + " check-only)";
+  return parts.empty() ? more : join(parts) + " " + more;
+}
+
 std::string bench_cell(const Measurement& m, const std::string& kind) {
   if (!m.error.empty()) return "(error: " + m.error + ")";
   if (kind == "vendor" && !m.vendor_unavailable.empty()) return "(" + m.vendor_unavailable + ")";
   if (kind == "vendor" && !m.vendor_error.empty()) return "(error: " + m.vendor_error + ")";
   std::vector<std::string> parts;
+  std::vector<std::string> failed_checks;  // check-only shapes this kind failed
   bool any = false;
   for (const ShapeResult& s : m.shapes) {
-    const auto& t = kind == "gen" ? s.gen : kind == "hw" ? s.hw : s.vendor;
-    bool ok = kind == "gen" ? s.ok : kind == "hw" ? s.hw_ok : s.vendor_ok;
+    const auto& t = pick(s, kind);
+    const bool ok = kind_ok(s, kind);
+    if (!s.timed) {
+      // A check-only shape: only a kernel that ran there can fail there.
+      if (!ok && (kind != "gen" || m.has_generated) && (kind != "hw" || m.has_hw))
+        failed_checks.push_back(s.label);
+      continue;
+    }
     if (!t) {
       parts.emplace_back("-");
       continue;
@@ -197,18 +232,21 @@ std::string bench_cell(const Measurement& m, const std::string& kind) {
     any = true;
     parts.push_back(format_throughput(t->throughput, s.unit) + (ok ? "" : " FAIL"));
   }
+  if (!failed_checks.empty()) {
+    if (!any) parts.clear();
+    parts.push_back("FAIL (" + join(failed_checks) + ")");
+    any = true;
+  }
   return any ? join(parts) : "-";
 }
 
 std::string bench_ratio_cell(const Measurement& m, const std::string& num_kind,
                              const std::string& den_kind) {
   if (!m.error.empty()) return "-";
-  auto pick = [](const ShapeResult& s, const std::string& k) -> const std::optional<KernelTiming>& {
-    return k == "gen" ? s.gen : k == "hw" ? s.hw : s.vendor;
-  };
   std::vector<std::string> parts;
   bool any = false;
   for (const ShapeResult& s : m.shapes) {
+    if (!s.timed) continue;
     const auto& n = pick(s, num_kind);
     const auto& d = pick(s, den_kind);
     if (n && d) {

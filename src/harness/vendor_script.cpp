@@ -45,6 +45,7 @@ json merged(const json& raw, const json& res) {
   if (!res.contains("shapes") || !res["shapes"].is_array())
     throw Error("the vendor script's result has no \"shapes\" list");
   for (json& s : out.at("shapes")) {
+    if (!s.value("timed", true)) continue;  // a check-only shape: not given to the script
     const std::string label = s.value("label", "");
     const json* v = find_by(res["shapes"], "shape", s.at("shape"));
     if (!v) throw Error("the vendor script reported no result for shape " + label);
@@ -94,6 +95,7 @@ std::vector<std::string> vendor_script_argv(const VendorScriptRun& run, const fs
                                             const Measurement& m) {
   std::string shapes;
   for (const ShapeResult& s : m.shapes) {
+    if (!s.timed) continue;  // check-only shapes are the kernels' edge cases, not the vendor's
     if (!shapes.empty()) shapes += ',';
     for (size_t i = 0; i < s.shape.size(); ++i) {
       if (i) shapes += 'x';
@@ -155,6 +157,9 @@ void run_vendor_script(Measurement& m, const fs::path& case_dir, const VendorScr
   if (!m.error.empty() || !m.raw.is_object()) return;
   const std::string rel = m.raw.value("vendor_script", "");
   if (rel.empty()) return;
+  bool any_timed = false;
+  for (const ShapeResult& s : m.shapes) any_timed |= s.timed;
+  if (!any_timed) return;  // only check-only shapes: nothing for the vendor to time
   auto fail = [&](const std::string& msg) {
     std::fprintf(stderr, "  %s: vendor error: %s\n", run.label.c_str(), msg.c_str());
     m.raw["vendor_error"] = one_line(msg);

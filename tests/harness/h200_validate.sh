@@ -47,3 +47,8 @@ cp tests/harness/fa_fwd_naive.cu "$fa/case3_FA/handwritten.cu"
 run "$S" check --examples "$fa" --cases case3_FA --json "$O/check_fa_naive.json"
 run "$S" bench --examples "$fa" --cases case3_FA --json "$O/bench_fa_naive.json"
 run "$S" bench --cases case3_FA --json "$O/bench_fa.json"
+# LayerNorm: the hand-written kernel (and the generated one where present) against the f64
+# reference, check-only shapes included, then bench against PyTorch's layer_norm
+# (vendor_layernorm.py) and the roofline copy columns.
+run "$S" check --cases case6_layernorm --json "$O/check_layernorm.json"
+run "$S" bench --cases case6_layernorm --json "$O/bench_layernorm.json"

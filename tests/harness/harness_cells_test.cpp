@@ -151,3 +151,89 @@ TEST(CheckAndBenchCells, Forms) {
   EXPECT_EQ(bench_ratio_cell(r, "gen", "hw"), "2.00x, 0.50x");
   EXPECT_EQ(bench_ratio_cell(r, "gen", "vendor"), "-");
 }
+
+// ---- check-only shapes (BenchSpec::check_only) and the roofline copy --------------------------
+
+namespace {
+
+ShapeResult check_only(long long n, bool ok = true) {
+  ShapeResult s = shape(n, {}, {}, ok);
+  s.timed = false;
+  return s;
+}
+
+}  // namespace
+
+TEST(CheckOnlyShapes, LeftOutOfThroughputCellsButTheirFailuresShow) {
+  auto good = m({shape(1, 97, 100), check_only(7), shape(2, 120, 100)});
+  good.has_hw = true;
+  EXPECT_EQ(compare_cell(good), "0.97x, 1.20x");
+  EXPECT_EQ(bench_cell(good, "gen"), "97 TFLOPS, 120 TFLOPS");
+  EXPECT_EQ(bench_ratio_cell(good, "gen", "hw"), "0.97x, 1.20x");
+  EXPECT_EQ(bench_shapes_cell(good), "1, 2 (+1 check-only)");
+  EXPECT_EQ(check_cell(good), "ok");
+
+  auto bad = m({shape(1, 97, 100), check_only(7, false), check_only(9, false), shape(2, 1, 1)});
+  bad.has_hw = true;
+  bad.shapes[2].hw_ok = false;
+  EXPECT_EQ(compare_cell(bad), "0.97x, 1.00x, FAIL");
+  EXPECT_EQ(check_cell(bad), "FAIL (7, 9)");
+  EXPECT_EQ(bench_cell(bad, "gen"), "97 TFLOPS, 1 TFLOPS, FAIL (7, 9)");
+  EXPECT_EQ(bench_cell(bad, "hw"), "100 TFLOPS, 1 TFLOPS, FAIL (9)");
+  EXPECT_EQ(bench_cell(bad, "vendor"), "-");
+  // A kernel the measurement does not have cannot fail anywhere.
+  bad.has_hw = false;
+  EXPECT_EQ(bench_cell(bad, "hw"), "100 TFLOPS, 1 TFLOPS");
+  // Improvement: per timed shape only.
+  EXPECT_EQ(improvement_cell(good, bad), "+0.0%, -16.7%");
+}
+
+TEST(CheckOnlyShapes, OnlyCheckOnly) {
+  auto r = m({check_only(7), check_only(9, false)});
+  EXPECT_EQ(compare_cell(r), "FAIL");
+  EXPECT_EQ(bench_cell(r, "gen"), "FAIL (9)");
+  EXPECT_EQ(bench_shapes_cell(r), "(+2 check-only)");
+  EXPECT_EQ(bench_shapes_cell(m({})), "-");
+}
+
+TEST(RooflineCopy, CellsAndRatios) {
+  auto r = m({shape(1, 3000, 3200, true, "GB/s"), shape(2, 4000, {}, true, "GB/s")});
+  r.shapes[0].copy = tp(4000);
+  r.shapes[1].copy = tp(4000);
+  r.shapes[1].ok = false;  // a kernel's FAIL never touches the copy, which is not checked
+  EXPECT_EQ(bench_cell(r, "copy"), "4000 GB/s, 4000 GB/s");
+  EXPECT_EQ(bench_ratio_cell(r, "gen", "copy"), "0.75x, 1.00x");
+  EXPECT_EQ(bench_ratio_cell(r, "hw", "copy"), "0.80x, -");
+  EXPECT_EQ(bench_cell(m({shape(1, 1, 1)}), "copy"), "-");
+}
+
+TEST(RooflineCopy, ParsedFromTheChildJson) {
+  ProcResult p;
+  p.started = true;
+  p.exit_code = 0;
+  auto r = interpret_child(
+      R"({"has_generated":false,"has_hw":true,"has_copy":true,"shapes":[)"
+      R"({"shape":[16384,512],"label":"16384x512","unit":"GB/s","ok":true,"timed":true,)"
+      R"("hw":{"median_ms":0.01,"throughput":3355.4},)"
+      R"("copy":{"median_ms":0.008,"throughput":4194.3,"bytes":16777216}},)"
+      R"({"shape":[5,512],"label":"5x512","unit":"GB/s","ok":true,"hw_ok":false,"timed":false}]})",
+      p);
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(r.has_copy);
+  ASSERT_EQ(r.shapes.size(), 2u);
+  EXPECT_TRUE(r.shapes[0].timed);
+  EXPECT_FALSE(r.shapes[1].timed);
+  ASSERT_TRUE(r.shapes[0].copy);
+  EXPECT_DOUBLE_EQ(r.shapes[0].copy->median_ms, 0.008);
+  EXPECT_EQ(bench_cell(r, "copy"), "4194 GB/s");
+  EXPECT_EQ(bench_cell(r, "hw"), "3355 GB/s, FAIL (5x512)");
+  EXPECT_EQ(bench_ratio_cell(r, "hw", "copy"), "0.80x");
+  // An older child (no "timed", no "has_copy"): every shape timed, no copy.
+  auto old = interpret_child(
+      R"({"has_generated":true,"has_hw":false,"shapes":[{"shape":[8],"label":"8","unit":"GB/s",)"
+      R"("ok":true,"gen":{"median_ms":2.0,"throughput":3.5}}]})",
+      p);
+  EXPECT_FALSE(old.has_copy);
+  EXPECT_TRUE(old.shapes[0].timed);
+  EXPECT_FALSE(old.shapes[0].copy);
+}

@@ -199,3 +199,81 @@ TEST_F(Repo, BenchRows) {
   EXPECT_EQ(rows[1].cells[2], "(no generated.cu)");
   EXPECT_EQ(log[1], "case_nogen:bench:-");
 }
+
+// bench with a case whose spec asks for the roofline copy and has a check-only shape, next to a
+// case without either: the copy columns appear once (for the whole table), "-" where a case has
+// no copy, check-only shapes are counted in the shapes cell and carry no figure, and --json's
+// cells follow the header.
+TEST_F(Repo, BenchTableWithRooflineCopy) {
+  opt.cases_arg = "case_same,case_changed";
+  auto with_copy = [](const CaseFiles& c, const fs::path&, const std::string&, const std::string&) {
+    nlohmann::json shapes = nlohmann::json::array();
+    auto t = [](double tp) { return nlohmann::json{{"median_ms", 1.0}, {"throughput", tp}}; };
+    if (c.name == "case_same") {
+      shapes.push_back({{"shape", {16384, 512}},
+                        {"label", "16384x512"},
+                        {"unit", "GB/s"},
+                        {"ok", true},
+                        {"timed", true},
+                        {"gen", t(3000)},
+                        {"hw", t(3600)},
+                        {"copy", t(4000)}});
+      shapes.push_back({{"shape", {5, 512}},
+                        {"label", "5x512"},
+                        {"unit", "GB/s"},
+                        {"ok", true},
+                        {"hw_ok", true},
+                        {"timed", false}});
+    } else {
+      shapes.push_back({{"shape", {128}},
+                        {"label", "128"},
+                        {"unit", "TFLOPS"},
+                        {"ok", true},
+                        {"gen", t(90)},
+                        {"hw", t(100)}});
+    }
+    return parse_measurement({{"has_generated", true},
+                              {"has_hw", true},
+                              {"has_copy", c.name == "case_same"},
+                              {"shapes", shapes}});
+  };
+  auto rows = bench_rows(opt, with_copy);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].cells, (std::vector<std::string>{"case_same", "16384x512 (+1 check-only)",
+                                                     "3000 GB/s", "3600 GB/s", "-", "0.83x", "-",
+                                                     "-", "4000 GB/s", "0.75x", "0.90x"}));
+  EXPECT_EQ(rows[1].cells[8], "-");
+  EXPECT_EQ(
+      bench_header(rows),
+      (std::vector<std::string>{"case", "shapes", "generated", "handwritten", "vendor", "gen/hw",
+                                "gen/vendor", "hw/vendor", "copy", "gen/copy", "hw/copy"}));
+  const char* want =
+      "\n"
+      "┌──────────────┬───────────────────────────┬───────────┬─────────────┬────────┬────────┬"
+      "────────────┬───────────┬───────────┬──────────┬─────────┐\n"
+      "│ case         │ shapes                    │ generated │ handwritten │ vendor │ gen/hw │"
+      " gen/vendor │ hw/vendor │ copy      │ gen/copy │ hw/copy │\n"
+      "├──────────────┼───────────────────────────┼───────────┼─────────────┼────────┼────────┼"
+      "────────────┼───────────┼───────────┼──────────┼─────────┤\n"
+      "│ case_same    │ 16384x512 (+1 check-only) │ 3000 GB/s │ 3600 GB/s   │ -      │ 0.83x  │"
+      " -          │ -         │ 4000 GB/s │ 0.75x    │ 0.90x   │\n"
+      "│ case_changed │ 128                       │ 90 TFLOPS │ 100 TFLOPS  │ -      │ 0.90x  │"
+      " -          │ -         │ -         │ -        │ -       │\n"
+      "└──────────────┴───────────────────────────┴───────────┴─────────────┴────────┴────────┴"
+      "────────────┴───────────┴───────────┴──────────┴─────────┘\n";
+  EXPECT_EQ(render_table(bench_table(rows), false), want);
+  auto j = bench_json(rows, {{"name", "fake"}});
+  EXPECT_EQ(j["command"], "bench");
+  EXPECT_EQ(j["cases"][0]["cells"]["copy"], "4000 GB/s");
+  EXPECT_EQ(j["cases"][0]["cells"]["hw/copy"], "0.90x");
+  EXPECT_EQ(j["cases"][1]["cells"]["gen/copy"], "-");
+  EXPECT_EQ(j["cases"][0]["cells"].size(), 10u);  // every column but "case"
+
+  // Without a copy anywhere the table keeps its 8 columns, and so does the JSON.
+  opt.cases_arg = "case_changed";
+  rows = bench_rows(opt, with_copy);
+  EXPECT_EQ(bench_table(rows).header.size(), 8u);
+  EXPECT_EQ(bench_table(rows).rows[0].size(), 8u);
+  j = bench_json(rows, {});
+  EXPECT_FALSE(j["cases"][0]["cells"].contains("copy"));
+}

@@ -3,7 +3,8 @@
 // vendor_cudnn.py, and the parent code merges whatever it leaves into a case3-like bench
 // measurement. A success fills the vendor column; a missing python3 or torch, an error, a crash,
 // a hang, a truncated or incomplete result changes the vendor cell only, never the generated and
-// hand-written figures. The real vendor_cudnn.py is run too, on a machine without torch.
+// hand-written figures. The real vendor_cudnn.py and vendor_layernorm.py are run too, on a
+// machine without torch.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -19,8 +20,8 @@ using namespace sched2cu::harness;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-#if !defined(FAKE_VENDOR) || !defined(CASE3_DIR)
-#error "FAKE_VENDOR and CASE3_DIR must name the fake vendor script and examples/case3_FA"
+#if !defined(FAKE_VENDOR) || !defined(CASE3_DIR) || !defined(CASE6_DIR)
+#error "FAKE_VENDOR, CASE3_DIR and CASE6_DIR must name the fake vendor script and the cases"
 #endif
 
 namespace {
@@ -151,6 +152,16 @@ TEST_F(VendorScript, RealCudnnScriptWithoutTorch) {
   EXPECT_EQ(bench_cell(m, "vendor"), "(no torch)");
 }
 
+TEST_F(VendorScript, RealLayerNormScriptWithoutTorch) {
+  if (run_process({"python3", "-c", "import torch"}).ok())
+    GTEST_SKIP() << "torch is installed here: vendor_layernorm.py would measure";
+  Measurement m = case3_like("vendor_layernorm.py");
+  VendorScriptRun run;
+  run_vendor_script(m, CASE6_DIR, run);
+  expect_kernels_kept(m);
+  EXPECT_EQ(bench_cell(m, "vendor"), "(no torch)");
+}
+
 TEST_F(VendorScript, ErrorsCostTheVendorCellOnly) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"error", "(error: RuntimeError at 1x4x512: cuDNN said no)"},
@@ -225,7 +236,47 @@ TEST_F(VendorScript, BenchRowShowsTheMergedVendor) {
                                    "(error: RuntimeError at 1x4x512: cuDNN said no)",
                                    "0.50x, 0.75x",
                                    "-",
+                                   "-",
+                                   "-",
+                                   "-",
                                    "-"};
   EXPECT_EQ(rows[0].cells, want);
   EXPECT_FALSE(rows[0].failed);  // the vendor's failure is not the case's
+  // No roofline copy: the table keeps its 8 columns.
+  EXPECT_EQ(bench_table(rows).header.size(), 8u);
+}
+
+// A check-only shape (BenchSpec::check_only) is the kernels' edge case: the script is not given
+// it, its result need not cover it, and it gets no vendor figure; the timed shapes merge as usual.
+TEST_F(VendorScript, CheckOnlyShapesAreNotTheScripts) {
+  Measurement m = case3_like();
+  json extra = m.raw["shapes"][0];
+  extra["shape"] = {1, 1, 384};
+  extra["label"] = "1x1x384";
+  extra["timed"] = false;
+  extra.erase("gen");
+  extra.erase("hw");
+  m.raw["shapes"].insert(m.raw["shapes"].begin() + 1, extra);
+  m = parse_measurement(m.raw);
+  ASSERT_EQ(m.shapes.size(), 3u);
+  EXPECT_FALSE(m.shapes[1].timed);
+  auto argv = vendor_script_argv({}, "/c/v.py", m);
+  ASSERT_GE(argv.size(), 4u);
+  EXPECT_EQ(argv[3], "1x4x512,1x8x1024");
+  m = with_vendor("ok", 20, "python3", m);  // fake_vendor.py answers exactly the shapes it got
+  EXPECT_EQ(m.vendor_error, "");
+  EXPECT_EQ(bench_cell(m, "vendor"), "500 TFLOPS, 1000 TFLOPS");
+  EXPECT_FALSE(m.shapes[1].vendor);
+  EXPECT_FALSE(m.raw["shapes"][1].contains("vendor"));
+  EXPECT_EQ(bench_cell(m, "gen"), "200 TFLOPS, 300 TFLOPS");
+}
+
+TEST_F(VendorScript, OnlyCheckOnlyShapesRunNoScript) {
+  Measurement m = case3_like();
+  for (json& s : m.raw["shapes"]) s["timed"] = false;
+  m = parse_measurement(m.raw);
+  const json before = m.raw;
+  m = with_vendor("crash", 20, "python3", m);  // would be an error cell if it ran
+  EXPECT_EQ(m.raw, before);
+  EXPECT_EQ(bench_cell(m, "vendor"), "-");
 }

@@ -14,7 +14,8 @@
 #include "sched2cu/abi.h"
 
 // 2: Host::add_to_f32 and Host::vendor_addmm. 3: BenchSpec::vendor_script.
-#define SCHED2CU_SPEC_API_VERSION 3
+// 4: BenchSpec::check_only and BenchSpec::roofline_copy_bytes.
+#define SCHED2CU_SPEC_API_VERSION 4
 
 namespace sched2cu::spec {
 
@@ -173,6 +174,22 @@ class BenchSpec {
   // directory; "" for none. The harness runs it in its own child in bench mode after this spec's
   // measurement (docs/harness.md, "Vendor scripts"); a spec names at most one of the two vendors.
   virtual const char* vendor_script() const { return ""; }
+  // A correctness-only shape (an edge such as a row count that is not a multiple of a tile):
+  // checked in every mode like any other, never timed, left out of the throughput cells and of a
+  // vendor script's shapes; a failure still shows (docs/harness.md, "Check-only shapes").
+  virtual bool check_only(int index) const {
+    (void)index;
+    return false;
+  }
+  // Roofline baseline of a memory-bound case: when > 0, `bench` also times a device-to-device
+  // cudaMemcpyAsync of this many bytes (it reads and writes them: choose the bytes so that the
+  // copy moves what metric() counts), interleaved with the kernels, and shows it with the spec's
+  // metric as the `copy` column and the gen/copy, hw/copy ratios (1.00x = the copy's speed).
+  // 0 (the default): no copy column for this case.
+  virtual long long roofline_copy_bytes(const Shape& s) const {
+    (void)s;
+    return 0;
+  }
 };
 
 }  // namespace sched2cu::spec

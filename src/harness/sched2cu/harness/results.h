@@ -26,7 +26,9 @@ struct ShapeResult {
   bool ok = false;    // generated vs reference and vs hand-written, every output, no NaN
   bool hw_ok = true;  // hand-written vs reference (informational)
   bool vendor_ok = true;
+  bool timed = true;  // false: a check-only shape (BenchSpec::check_only), never timed
   std::optional<KernelTiming> gen, hw, vendor;
+  std::optional<KernelTiming> copy;  // the roofline copy (BenchSpec::roofline_copy_bytes)
 };
 
 // False positive below: the implicit default constructor is noexcept because nlohmann::json's
@@ -41,6 +43,7 @@ struct Measurement {
   // cell alone "(no torch)" or "(error: ...)".
   std::string vendor_unavailable;  // "no torch", "no python3"
   std::string vendor_error;
+  bool has_copy = false;  // some shape was timed next to the roofline copy
   std::vector<ShapeResult> shapes;
   nlohmann::json raw;  // the child's JSON, for --json
 };
@@ -59,6 +62,10 @@ Measurement parse_measurement(const nlohmann::json& j);
 // "612 TFLOPS", "2874 GB/s": throughput rounded to an integer, then the unit.
 std::string format_throughput(double value, const std::string& unit);
 
+// Check-only shapes (ShapeResult::timed false) have no figure in any throughput cell below: a
+// compare or improvement cell skips them (a failure still gives compare's trailing FAIL), a
+// bench cell ends with one "FAIL (shape, ...)" naming those that failed.
+
 // The compare cell of one measurement (see the header comment); "-" for no shapes.
 std::string compare_cell(const Measurement& m);
 
@@ -66,14 +73,19 @@ std::string compare_cell(const Measurement& m);
 // side; "-" when either side is an error or nothing matches.
 std::string improvement_cell(const Measurement& left, const Measurement& right);
 
+// bench's shapes cell: the timed shapes' labels, then "(+2 check-only)" when there are any; "-"
+// for none at all.
+std::string bench_shapes_cell(const Measurement& m);
+
 // The check cell: "ok" or "FAIL (shape, shape)" or "(error: ...)".
 std::string check_cell(const Measurement& m);
 
-// Bench cells: "612 TFLOPS, 640 TFLOPS" for one kernel kind ("gen", "hw", "vendor"); a shape
-// failing its check gets " FAIL" after its figure; "-" where that kernel does not exist; for
-// "vendor" also "(no torch)" or "(error: ...)" from a vendor script.
+// Bench cells: "612 TFLOPS, 640 TFLOPS" for one kind ("gen", "hw", "vendor", or "copy": the
+// roofline copy, never checked); a shape failing its check gets " FAIL" after its figure; "-"
+// where that kernel does not exist; for "vendor" also "(no torch)" or "(error: ...)" from a
+// vendor script.
 std::string bench_cell(const Measurement& m, const std::string& kind);
-// "0.96x, 1.01x" = num / den throughput per shape ("gen", "hw", "vendor"); "-" where either is
+// "0.96x, 1.01x" = num / den throughput per shape (the kinds of bench_cell); "-" where either is
 // missing.
 std::string bench_ratio_cell(const Measurement& m, const std::string& num_kind,
                              const std::string& den_kind);

@@ -14,6 +14,7 @@
 #include "sched2cu/harness/cases.h"
 #include "sched2cu/harness/module_cache.h"
 #include "sched2cu/harness/results.h"
+#include "sched2cu/harness/table.h"
 
 namespace sched2cu::harness {
 
@@ -92,7 +93,15 @@ struct CaseRow {
   std::optional<Measurement> m;
 };
 std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure);
+// Bench rows carry 11 cells: case, shapes, generated, handwritten, vendor, gen/hw, gen/vendor,
+// hw/vendor, copy, gen/copy, hw/copy. bench_header names the first 8, and the 3 roofline-copy
+// columns too when some row's measurement has a copy (BenchSpec::roofline_copy_bytes): the
+// table and the JSON cells show the header's columns only.
 std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure);
+std::vector<std::string> bench_header(const std::vector<CaseRow>& rows);
+// What `bench` prints (the table of bench_header's columns) and writes with --json.
+Table bench_table(const std::vector<CaseRow>& rows);
+nlohmann::json bench_json(const std::vector<CaseRow>& rows, const nlohmann::json& device);
 
 // Writes `j` to `path` (atomically); throws sched2cu::Error on failure.
 void write_json(const std::string& path, const nlohmann::json& j);

@@ -25,7 +25,8 @@ struct VendorScriptRun {
 };
 
 // The script's command line for measurement `m` (without `--out FILE`): python, the script, then
-// `--shapes 1x4x512,... --tol T --seed S --warmup-ms W --rep-ms R`, shapes in `m`'s order.
+// `--shapes 1x4x512,... --tol T --seed S --warmup-ms W --rep-ms R`, the timed shapes in `m`'s
+// order (check-only shapes are left out, and their vendor figures are not expected).
 std::vector<std::string> vendor_script_argv(const VendorScriptRun& run,
                                             const std::filesystem::path& script,
                                             const Measurement& m);

@@ -1,6 +1,8 @@
 // Bench spec of the harness's own GPU test case: z = x + y over f32 vectors, launch args
 // (x, y, z, n). Small and obviously right, so that compare/check/bench can be validated on the
-// H200 independently of the corpus kernels; hang/ and fault/ reuse it with broken kernels.
+// H200 independently of the corpus kernels; hang/ and fault/ reuse it with broken kernels. It
+// also exercises a check-only shape (the third: checked, never timed) and the roofline copy (a
+// device-to-device copy of 6n bytes reads and writes the 12n bytes the metric counts).
 #include "sched2cu/harness/bench_spec_api.h"
 
 using namespace sched2cu::spec;
@@ -15,9 +17,13 @@ __global__ void add_ref(const float* x, const float* y, float* z, long long n) {
 class VecAdd final : public BenchSpec {
  public:
   double tolerance() const override { return 1e-6; }
-  int num_shapes() const override { return 2; }
-  Shape shape(int i) const override { return shape_of(i == 0 ? (1ll << 20) : (1ll << 26)); }
+  int num_shapes() const override { return 3; }
+  Shape shape(int i) const override {
+    return shape_of(i == 0 ? (1ll << 20) : i == 1 ? (1ll << 26) : 4100);
+  }
+  bool check_only(int i) const override { return i == 2; }
   Metric metric(const Shape& s) const override { return {12.0 * double(s.d[0]), 1e9, "GB/s"}; }
+  long long roofline_copy_bytes(const Shape& s) const override { return 6 * s.d[0]; }
   void declare(const Shape& s, Layout& l) const override {
     l.input("x", DType::f32, s.d[0]);
     l.input("y", DType::f32, s.d[0]);

@@ -187,7 +187,12 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   if (grid_x * grid_y > 2147483647LL) return cudaErrorInvalidValue;
   CUtensorMap map_a_desc_0_15;  // op 9 tt.make_tensor_descriptor
   {
-    const uint64_t dims[2] = {static_cast<uint64_t>(arg_K), static_cast<uint64_t>(arg_M)};
+    if (arg_a_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_a_ptr) % 16 != 0) return cudaErrorInvalidValue;
+    const long long ext[2] = {static_cast<long long>(arg_K), static_cast<long long>(arg_M)};
+    for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
+    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    uint64_t dims[2];
+    for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_K) * 2u};
     const uint32_t box[2] = {64u, 128u};
     if ((e = tma_make_map(&map_a_desc_0_15, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, arg_a_ptr, dims, strides, box, TmaSwizzle::b128)) != cudaSuccess)
@@ -195,7 +200,12 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   }
   CUtensorMap map_b_desc_1_17;  // op 11 tt.make_tensor_descriptor
   {
-    const uint64_t dims[2] = {static_cast<uint64_t>(arg_N), static_cast<uint64_t>(arg_K)};
+    if (arg_b_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_b_ptr) % 16 != 0) return cudaErrorInvalidValue;
+    const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_K)};
+    for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
+    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    uint64_t dims[2];
+    for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};
     const uint32_t box[2] = {64u, 64u};
     if ((e = tma_make_map(&map_b_desc_1_17, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, arg_b_ptr, dims, strides, box, TmaSwizzle::b128)) != cudaSuccess)
@@ -203,7 +213,12 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   }
   CUtensorMap map_c_desc_18;  // op 12 tt.make_tensor_descriptor
   {
-    const uint64_t dims[2] = {static_cast<uint64_t>(arg_N), static_cast<uint64_t>(arg_M)};
+    if (arg_c_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_c_ptr) % 16 != 0) return cudaErrorInvalidValue;
+    const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_M)};
+    for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
+    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    uint64_t dims[2];
+    for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};
     const uint32_t box[2] = {64u, 64u};
     if ((e = tma_make_map(&map_c_desc_18, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, arg_c_ptr, dims, strides, box, TmaSwizzle::b128)) != cudaSuccess)

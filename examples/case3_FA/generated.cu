@@ -457,7 +457,12 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return cudaErrorInvalidValue;
   CUtensorMap map_q_desc_21;  // op 12 tt.make_tensor_descriptor
   {
-    const uint64_t dims[2] = {static_cast<uint64_t>((128)), static_cast<uint64_t>(((arg_Z * arg_H) * arg_N_CTX))};
+    if (arg_Q == nullptr || reinterpret_cast<uintptr_t>(arg_Q) % 16 != 0) return cudaErrorInvalidValue;
+    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
+    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    uint64_t dims[2];
+    for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>((128LL)) * 2u};
     const uint32_t box[2] = {64u, 128u};
     if ((e = tma_make_map(&map_q_desc_21, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, arg_Q, dims, strides, box, TmaSwizzle::b128)) != cudaSuccess)
@@ -465,7 +470,12 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   }
   CUtensorMap map_k_desc_22;  // op 13 tt.make_tensor_descriptor
   {
-    const uint64_t dims[2] = {static_cast<uint64_t>((128)), static_cast<uint64_t>(((arg_Z * arg_H) * arg_N_CTX))};
+    if (arg_K == nullptr || reinterpret_cast<uintptr_t>(arg_K) % 16 != 0) return cudaErrorInvalidValue;
+    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
+    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    uint64_t dims[2];
+    for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>((128LL)) * 2u};
     const uint32_t box[2] = {64u, 128u};
     if ((e = tma_make_map(&map_k_desc_22, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, arg_K, dims, strides, box, TmaSwizzle::b128)) != cudaSuccess)
@@ -473,7 +483,12 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   }
   CUtensorMap map_v_desc_23;  // op 14 tt.make_tensor_descriptor
   {
-    const uint64_t dims[2] = {static_cast<uint64_t>((128)), static_cast<uint64_t>(((arg_Z * arg_H) * arg_N_CTX))};
+    if (arg_V == nullptr || reinterpret_cast<uintptr_t>(arg_V) % 16 != 0) return cudaErrorInvalidValue;
+    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
+    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    uint64_t dims[2];
+    for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>((128LL)) * 2u};
     const uint32_t box[2] = {64u, 128u};
     if ((e = tma_make_map(&map_v_desc_23, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, arg_V, dims, strides, box, TmaSwizzle::b128)) != cudaSuccess)
@@ -481,7 +496,12 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   }
   CUtensorMap map_o_desc_24;  // op 15 tt.make_tensor_descriptor
   {
-    const uint64_t dims[2] = {static_cast<uint64_t>((128)), static_cast<uint64_t>(((arg_Z * arg_H) * arg_N_CTX))};
+    if (arg_O == nullptr || reinterpret_cast<uintptr_t>(arg_O) % 16 != 0) return cudaErrorInvalidValue;
+    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
+    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    uint64_t dims[2];
+    for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>((128LL)) * 2u};
     const uint32_t box[2] = {64u, 64u};
     if ((e = tma_make_map(&map_o_desc_24, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, arg_O, dims, strides, box, TmaSwizzle::b128)) != cudaSuccess)
@@ -489,7 +509,12 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   }
   CUtensorMap map_m_desc_25;  // op 16 tt.make_tensor_descriptor
   {
-    const uint64_t dims[1] = {static_cast<uint64_t>(((arg_Z * arg_H) * arg_N_CTX))};
+    if (arg_M == nullptr || reinterpret_cast<uintptr_t>(arg_M) % 16 != 0) return cudaErrorInvalidValue;
+    const long long ext[1] = {static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
+    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    uint64_t dims[1];
+    for (int i = 0; i < 1; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[0] = {};
     const uint32_t box[1] = {64u};
     if ((e = tma_make_map(&map_m_desc_25, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, arg_M, dims, strides, box, TmaSwizzle::none)) != cudaSuccess)

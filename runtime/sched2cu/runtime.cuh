@@ -2,6 +2,7 @@
 // handwritten.cu include). Holds no code of its own.
 #pragma once
 
+#include "sched2cu/blocked.cuh"
 #include "sched2cu/cluster.cuh"
 #include "sched2cu/common.cuh"
 #include "sched2cu/mbarrier.cuh"

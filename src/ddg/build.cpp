@@ -132,7 +132,9 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
     } else {
       bool tensor = false;
       for (ValueId r : op.results) tensor |= is_tensorish(f.value(r).type);
-      if (op.results.empty())
+      // A store has no results; a reduction to a scalar (rank-1 tt.reduce) costs as the tensor
+      // it reads.
+      if (op.results.empty() || op.name == "tt.reduce")
         for (ValueId v : op.operands) tensor |= is_tensorish(f.value(v).type);
       // A load consumed in registers is a global load, not a TMA into a ring.
       const bool reg_load = is_register_load(m, f, op);

@@ -31,7 +31,6 @@ bool works_in(const Lower& L, int li) {
   return false;
 }
 
-// Values an op reads that are defined outside it (its operands and its regions' free values).
 std::vector<int> free_values(const ttgir::Function& f, int op) {
   std::vector<int> out;
   std::vector<int> stack{op};
@@ -65,34 +64,54 @@ void Expander::select_nodes() {
         n.child_loop >= 0 ? works_in(L_, n.child_loop) : n.role == L_.r.id && n.pipeline != "NONE";
     if (own && in.insert(n.id).second) work.push_back(n.id);
   }
-  while (!work.empty()) {
-    const int id = work.back();
-    work.pop_back();
-    const ttgir::Op& o = c_.op(node(id).op);
-    if (o.name == "ttg.local_alloc" && c_.buffer_of(o.id) != nullptr) continue;  // a view
-    for (int v : free_values(c_.f, o.id)) {
-      auto it = def_node_.find(v);
-      if (it == def_node_.end()) continue;  // outer value, iter_arg or induction variable
-      const Node& p = node(it->second);
-      const bool remat = p.pipeline == "NONE" || is_scalar_op(c_, p.op);
-      if (!remat && p.role != L_.r.id)
-        c_.fail(o.id, "reads %" + c_.f.value(v).name + ", computed in registers by role " +
-                          c_.role(p.role).name +
-                          ": values crossing roles through registers "
-                          "need a shared-memory channel (not implemented)");
-      if (in.insert(p.id).second) work.push_back(p.id);
-    }
+  // Loop results used after the loop pull in what is yielded into them (a scalar chain such as
+  // an online softmax's running sum may be read by nothing inside the loop), when this role
+  // computes it or it is replicated math.
+  for (size_t k = 0; k < fl_.results.size(); ++k) {
+    if (c_.f.value(fl_.results[k]).users.empty()) continue;
+    auto it = def_node_.find(fl_.yielded[k]);
+    if (it == def_node_.end()) continue;
+    const Node& p = node(it->second);
+    if ((p.role == L_.r.id || p.pipeline == "NONE") && in.insert(p.id).second) work.push_back(p.id);
   }
-  // Iter_args read by included nodes pull in the nodes defining what is yielded into them.
   bool grew = true;
   while (grew) {
+    while (!work.empty()) {
+      const int id = work.back();
+      work.pop_back();
+      const ttgir::Op& o = c_.op(node(id).op);
+      if (o.name == "ttg.local_alloc" && c_.buffer_of(o.id) != nullptr) continue;  // a view
+      for (int v : free_values(c_.f, o.id)) {
+        auto it = def_node_.find(v);
+        if (it == def_node_.end()) continue;  // outer value, iter_arg or induction variable
+        const Node& p = node(it->second);
+        const bool remat = p.pipeline == "NONE" || is_scalar_op(c_, p.op);
+        const sgraph::Buffer* own = c_.buffer_of(p.op);
+        if (!remat && p.role != L_.r.id && own != nullptr &&
+            c_.op(p.op).name == "tt.descriptor_load") {
+          // A TMA load of another role into a ring slot of its own: read from the slot here.
+          bind_smem_tile(L_, p.op, *own);
+          continue;
+        }
+        if (!remat && p.role != L_.r.id)
+          c_.fail(o.id, "reads %" + c_.f.value(v).name + ", computed in registers by role " +
+                            c_.role(p.role).name +
+                            ": values crossing roles through registers "
+                            "need a shared-memory channel (not implemented)");
+        if (in.insert(p.id).second) work.push_back(p.id);
+      }
+    }
+    // Iter_args read by included nodes pull in the nodes defining what is yielded into them.
     grew = false;
     for (int id : std::vector<int>(in.begin(), in.end()))
       for (int v : free_values(c_.f, node(id).op))
         for (size_t k = 0; k < fl_.iter_args.size(); ++k)
           if (fl_.iter_args[k] == v) {
             auto it = def_node_.find(fl_.yielded[k]);
-            if (it != def_node_.end() && in.insert(it->second).second) grew = true;
+            if (it != def_node_.end() && in.insert(it->second).second) {
+              work.push_back(it->second);
+              grew = true;
+            }
           }
   }
   nodes_.assign(in.begin(), in.end());
@@ -154,6 +173,11 @@ void Expander::lower_nodes(std::vector<Stmt>& pre) {
     if (v.zero_iter >= 0) continue;
     if (init.lay == Lay::Splat) {
       const Text x = init.scalar.empty() ? R(init.scalar_value) : Text(init.scalar);
+      if (v.lay == Lay::BTile || v.lay == Lay::BRow || v.lay == Lay::BCol) {
+        pre.push_back(code("bmap(" + R(y) + ", [](auto x0) { return x0; }, bsplat(" + x + "));",
+                           "iter_arg " + S(static_cast<long long>(k)) + " starts at its init"));
+        continue;
+      }
       const char* fill = v.lay == Lay::Acc   ? "acc_fill"
                          : v.lay == Lay::Row ? (v.partial ? "row_fill_quad_sum" : "row_fill")
                          : v.lay == Lay::Col ? "col_fill"
@@ -222,7 +246,9 @@ void Expander::make_events() {
       long long first = LLONG_MAX;
       for (int b : ring.buffers) {
         const ttgir::Op& alloc = c_.op(c_.g.buffers.at(static_cast<size_t>(b)).producer_op);
-        const ttgir::Op* ld = alloc.operands.empty() ? nullptr : c_.f.def_op(alloc.operands[0]);
+        const ttgir::Op* ld = alloc.name == "tt.descriptor_load" ? &alloc
+                              : alloc.operands.empty()           ? nullptr
+                                                                 : c_.f.def_op(alloc.operands[0]);
         auto it = ld ? node_of_op.find(ld->id) : node_of_op.end();
         if (it != node_of_op.end()) first = std::min<long long>(first, node(it->second).cycle);
       }
@@ -302,6 +328,7 @@ std::vector<Stmt> Expander::run() {
       lowered_[id] = L_.lower(n.op);
     }
   }
+  remat_ = rematerialize_index_math();
   make_events();
   // Where the steady state's loop back edge goes: first with the graph's window, derive the waits
   // and look for a full drain after register math (see choose_origin), then rotate to it.
@@ -364,6 +391,8 @@ std::vector<Stmt> Expander::run() {
                          "iterations of loop " + S(k) + " so far (ring slot and phase)"));
   }
   for (int id : nodes_)
+    for (const auto& d : lowered_.at(id).decls) decls.push_back(d);
+  for (int id : remat_)
     for (const auto& d : lowered_.at(id).decls) decls.push_back(d);
   for (const auto& [v, amax] : max_age_) {
     const std::string ty = L_.ctype(L_.val(v, loop_.op), loop_.op);

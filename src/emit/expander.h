@@ -17,6 +17,9 @@ namespace sched2cu::emit::detail {
 using sgraph::Loop;
 using sgraph::Node;
 
+// Values an op reads that are defined outside it (its operands and its regions' free values).
+std::vector<int> free_values(const ttgir::Function& f, int op);
+
 struct Event {
   enum class Kind { Op, WaitFull, WaitEmptyArm, Release } kind = Kind::Op;
   int node = -1;  // Op
@@ -70,6 +73,10 @@ class Expander {
   [[noreturn]] void fail(const std::string& msg) const { c_.fail(loop_.op, msg); }
 
   void select_nodes();
+  // Index math recomputed before each reader instead of carried (remat.cpp); returns the nodes
+  // taken out of the schedule's events (their declarations stay).
+  std::vector<int> rematerialize_index_math();
+  std::vector<int> remat_;
   void lower_nodes(std::vector<Stmt>& pre);
   void make_events();
   void place(long long origin, bool sequential);

@@ -64,7 +64,10 @@ std::string lower_host(Ctx& c, const std::string& kname) {
   const char* axes[3] = {"x", "y", "z"};
   for (int k = 0; k < 3; ++k)
     o += "  const long long grid_" + std::string(axes[k]) + " = " +
-         sgraph::to_cxx(c.g.launch.grid.at(static_cast<size_t>(k)), "arg_", "num_sms") + ";\n";
+         sgraph::to_cxx(c.g.launch.grid.at(static_cast<size_t>(k)), "arg_",
+                        c.g.launch.ctas_per_sm > 1 ? "(" + S(c.g.launch.ctas_per_sm) + " * num_sms)"
+                                                   : std::string("num_sms")) +
+         ";\n";
   o += "  if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs\n";
   const bool raster = c.g.launch.raster_group > 0;
   if (raster)
@@ -90,11 +93,15 @@ std::string lower_host(Ctx& c, const std::string& kname) {
         host_expr(c, mk.operands[2 * rank], op) != "(1LL)")
       c.fail(op, "innermost stride must be the constant 1");
     o += "  CUtensorMap " + d.map + ";  // " + c.note(op) + "\n  {\n";
+    // TMA needs a 16-byte aligned global base: a bad pointer is the caller's error, not the
+    // driver's (cuTensorMapEncodeTiled would report it as a failed API call).
+    o += "    if (" + ptr + " == nullptr || reinterpret_cast<uintptr_t>(" + ptr +
+         ") % 16 != 0) return cudaErrorInvalidValue;\n";
     // TMA dimension 0 is the innermost (last IR dimension).
     std::string dims, strides, box;
     for (size_t k = 0; k < rank; ++k) {
       size_t ir = rank - 1 - k;
-      dims += (k ? ", " : "") + std::string("static_cast<uint64_t>(") +
+      dims += (k ? ", " : "") + std::string("static_cast<long long>(") +
               host_expr(c, mk.operands[1 + ir], op) + ")";
       box += std::string(k ? ", " : "") + S(d.box[ir]) + "u";
       if (k + 1 < rank)
@@ -102,7 +109,16 @@ std::string lower_host(Ctx& c, const std::string& kname) {
                    host_expr(c, mk.operands[1 + rank + (rank - 2 - k)], op) + ") * " +
                    S(d.elem_bytes) + "u";
     }
-    o += "    const uint64_t dims[" + S(static_cast<long long>(rank)) + "] = {" + dims + "};\n";
+    const std::string R = S(static_cast<long long>(rank));
+    o += "    const long long ext[" + R + "] = {" + dims + "};\n";
+    // A negative extent (or one past TMA's 2^32) is the caller's error; cuTensorMapEncodeTiled
+    // rejects a zero extent, and a kernel over an empty tensor has nothing to compute
+    // (docs/abi.md).
+    o += "    for (long long x : ext) if (x < 0 || x > 4294967296LL) return "
+         "cudaErrorInvalidValue;\n";
+    o += "    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor\n";
+    o += "    uint64_t dims[" + R + "];\n";
+    o += "    for (int i = 0; i < " + R + "; ++i) dims[i] = static_cast<uint64_t>(ext[i]);\n";
     o += "    const uint64_t strides[" + S(static_cast<long long>(rank - 1)) + "] = {" + strides +
          "};\n";
     o += "    const uint32_t box[" + S(static_cast<long long>(rank)) + "] = {" + box + "};\n";
@@ -140,7 +156,9 @@ std::string lower_host(Ctx& c, const std::string& kname) {
 
 // The __global__ signature: TMA maps first (grid constants), then every ABI argument.
 std::string kernel_signature(Ctx& c, const std::string& kname) {
-  std::string s = "__global__ void __launch_bounds__(kThreads, 1)\n    " + kname + "(";
+  // Minimum resident blocks: launch.ctas_per_sm (ptxas keeps the launch registers within it).
+  std::string s = "__global__ void __launch_bounds__(kThreads, " + S(c.g.launch.ctas_per_sm) +
+                  ")\n    " + kname + "(";
   std::string ps;
   for (auto& [op, d] : c.descs)
     if (!d.box.empty())

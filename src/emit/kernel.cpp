@@ -101,6 +101,13 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         if (ch->producer_role != r.id) continue;
       } else if (!is_view_op(o.name) && r.kind != "consumer") {
         continue;
+      } else if (r.kind != "consumer") {
+        // A producer keeps the views of what it issues (descriptors, buffers), not register views.
+        bool known = true;
+        for (int v : o.operands) known &= L.has(v);
+        bool reg = false;
+        for (int res : o.results) reg |= is_blocked_type(c, c.type(res));
+        if (!known || reg) continue;
       }
     }
     Lowered low = L.lower(op);
@@ -216,6 +223,18 @@ std::string lower_kernel(Ctx& c) {
   head.push_back(if_("threadIdx.x == 0", init));
   head.push_back(code("__syncthreads();"));
   head.push_back(code("const int wg = warpgroup_idx();"));
+  if (c.scratch_bytes > 0) {
+    // Per-warpgroup scratch of the blocked reductions and conversions, after everything else.
+    const long long off = (c.smem_bytes + 127) / 128 * 128;
+    head.push_back(
+        code("uint8_t* const scratch = smem + " + S(off) + " + wg * " + S(c.scratch_bytes) + ";",
+             "blocked-layout scratch, " + S(c.scratch_bytes) + " B per warpgroup"));
+    c.smem_bytes = off + c.scratch_bytes * c.g.launch.warpgroups;
+    if (c.smem_bytes + 1024 > c.g.target.smem_bytes)
+      throw Error("emit: shared memory plan with the blocked-layout scratch needs " +
+                  S(c.smem_bytes + 1024) + " B, target " + c.g.target.name + " has " +
+                  S(c.g.target.smem_bytes));
+  }
   const int G = c.g.launch.raster_group;
   if (G > 0) {
     head.push_back(comment("CTA rasterization (launch.raster_group " + S(G) + "): groups of " +

@@ -39,6 +39,22 @@ enum class Lay {
   DotA,    // the register A operand of an MMA (#ttg.dot_op<{opIdx = 0}>): a view of an Acc tile
   Smem,    // a shared-memory buffer (memdesc): a ring slot or a resident buffer
   Desc,    // a tensor descriptor (host-built map)
+  // The blocked world (blocked.cpp, runtime/sched2cu/blocked.cuh): #ttg.blocked tensors and their
+  // slices, any element type (f32, 16-bit floats, integers, i1, pointers).
+  BTile,  // a blocked tensor (rank 1 as one row), BTile<cty, BLay<...>>
+  BRow,   // one value per row (#ttg.slice<{dim = 1, parent = #blocked}>), BRow<cty, BLay>
+  BCol,   // one value per column (slice dim 0), BCol<cty, BLay>
+  BRowB,  // a BRow broadcast along the columns of a tile (expand_dims + broadcast: a view)
+  BColB,  // a BCol broadcast along the rows
+};
+
+// A blocked layout's parameters (runtime BLay<R, C, S0, S1, T0, T1, W0, W1>): rank-1 tensors are
+// one row (R = 1); a slice keeps its parent's parameters with the dropped dimension one CTA tile.
+struct BLayout {
+  int R = 1, C = 1, S0 = 1, S1 = 1, T0 = 1, T1 = 32, W0 = 1, W1 = 4;
+  std::string text() const;
+  int ct0() const { return S0 * T0 * W0; }
+  int ct1() const { return S1 * T1 * W1; }
 };
 
 struct Val {
@@ -56,6 +72,12 @@ struct Val {
   int desc_op = -1;               // Desc: the tt.make_tensor_descriptor op
   int zero_iter = -1;    // the zero-initialized iter_arg this value equals on iteration 0, or -1
   bool partial = false;  // Row: per-lane partials of a quad sum, not yet reduced (partial.cpp)
+  // Blocked world.
+  std::string cty;  // C++ element type ("float", "__half", "int", "bool", "__half*")
+  BLayout blay;
+  int contig = 1;             // integer/pointer tensors: proven consecutive run along the last dim
+  bool uniform_cols = false;  // equal along the last dimension (splat, row broadcast)
+  int smem_buffer = -1;       // a TMA-loaded tile still in its ring slot (read where first used)
 };
 
 struct Ctx {
@@ -75,6 +97,9 @@ struct Ctx {
   std::set<int> quad_partials;
   // Names a value prints as another's (value, age): a loop result as its last yield's variable.
   std::map<int, std::pair<int, int>> alias;
+  // Per-warpgroup scratch for blocked reductions across warps and layout conversions, placed
+  // after the plan once every role is lowered (kernel.cpp).
+  long long scratch_bytes = 0;
 
   [[noreturn]] void fail(int op, const std::string& msg) const;
   std::string note(int op) const;  // "op 17 tt.descriptor_load"
@@ -124,6 +149,8 @@ using LowerFn = void (*)(Lower& L, const ttgir::Op& op, Lowered& out);
 const std::map<std::string, LowerFn>& op_table();
 // Whether the op table lowers `op_name` as elementwise f32 math (tile_map and friends).
 bool is_elementwise(const std::string& op_name);
+// The f32 expression of a float math op over x0, x1, ... (nullptr: none).
+const char* float_element_fn(const std::string& op_name);
 
 // Lowering state of one role: the value model, and the services op lowerings use.
 class Lower {
@@ -132,7 +159,8 @@ class Lower {
   Ctx& c;
   const sgraph::Role& r;
   std::map<int, Val> vals;
-  std::set<int> fn_waited;  // function-scope channels this role has waited for
+  std::set<int> fn_waited;      // function-scope channels this role has waited for
+  std::set<int> smem_declared;  // TMA-loaded tiles whose register copy is declared
   bool stores_in_flight = false;
   bool role_synced = false;
 
@@ -160,6 +188,9 @@ class Lower {
 std::string scalar_ctype(const Ctx& c, const ttgir::Type& t, int op);
 bool is_scalar_op(const Ctx& c, int op);
 Text scalar_expr(Lower& L, const ttgir::Op& o);  // the right-hand side of a scalar op
+// The same expression over lambda parameters x0, x1, ... (elementwise ops on tensors of any
+// element type; `ty` is the result's C++ element type).
+std::string element_expr(const Ctx& c, const ttgir::Op& o, const std::string& ty);
 std::string host_expr(const Ctx& c, int value, int user_op);
 std::string float_literal(const Ctx& c, const ttgir::Attribute& a, int op);
 bool is_zero_literal(const ttgir::Attribute& a);
@@ -173,6 +204,9 @@ bool layout_transposed(const Ctx& c, const ttgir::Type& t, int op);
 Desc& desc_of(Ctx& c, const ttgir::Op& o);  // the descriptor a TMA op uses (operand 0)
 int64_t inner_box(const Ctx& c, const Desc& d, int op);
 void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op);
+// blocked_ops.cpp: a blocked tile stored through staging buffer `b` and TMA.
+void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
+                        const sgraph::Buffer& b, bool in_loop, std::vector<Stmt>& blk);
 
 // --- plan.cpp
 // -------------------------------------------------------------------------------------
@@ -183,6 +217,22 @@ void plan_smem(Ctx& c);
 // ----------------------------------------------------------------------------------
 // Whether a layout's `parent` is the wgmma accumulator layout (row/column slices, dot operands).
 bool has_mma_parent(const Ctx& c, const ttgir::Type& t);
+
+// --- blocked.cpp / blocked_ops.cpp
+// -------------------------------------------------------------------------------------
+bool is_blocked_type(const Ctx& c, const ttgir::Type& t);  // #ttg.blocked or a slice of one
+std::string elem_ctype(const Ctx& c, const ttgir::Type& elem, int op);
+Val blocked_val(const Ctx& c, int value, int op);  // a blocked tensor's layout from its type
+std::string blocked_ctype(const Val& v);
+bool same_distribution(const Val& a, const Val& b);
+bool is_blocked_lay(Lay l);
+// Whether `o` works on blocked values (its results or operands), and its lowering there.
+bool blocked_op(const Lower& L, const ttgir::Op& o);
+void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out);
+// A tile a TMA load of another role leaves in ring slot `b`: this role reads it where first used.
+void bind_smem_tile(Lower& L, int load_op, const sgraph::Buffer& b);
+// Reads of TMA-loaded tiles an op needs before it runs (bind_smem_tile), into `out`.
+void materialize_smem_tiles(Lower& L, const ttgir::Op& o, Lowered& out);
 
 // --- partial.cpp
 // ----------------------------------------------------------------------------------

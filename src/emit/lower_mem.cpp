@@ -27,8 +27,13 @@ void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op) {
 int64_t inner_box(const Ctx& c, const Desc& d, int op) {
   if (d.block.size() != 2)
     c.fail(op, "2-D TMA expected, got rank " + S(static_cast<long long>(d.block.size())));
-  if (d.swizzle == 0)
-    c.fail(op, "unswizzled 2-D TMA tiles are not implemented (wgmma needs a swizzle)");
+  if (d.swizzle == 0) {
+    // Register-only tiles (plan_descriptors): the widest box TMA takes, 256 elements.
+    const int64_t w = std::min<int64_t>(256, d.block[1]);
+    if (d.block[1] % w != 0 || (w * d.elem_bytes) % 16 != 0)
+      c.fail(op, "block width " + S(d.block[1]) + " does not split into 16-byte TMA boxes");
+    return w;
+  }
   int64_t w = d.swizzle / d.elem_bytes;
   if (d.block[1] % w != 0 && d.block[1] > w)
     c.fail(op, "block width is not a multiple of the swizzle span");
@@ -119,6 +124,9 @@ void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   const sgraph::Buffer* b = nullptr;
   if (res.users.size() == 1 && c.op(res.users[0]).name == "ttg.local_alloc")
     b = c.buffer_of(res.users[0]);
+  // A load the graph gives a ring of its own (its consumers read the tile from the slot into
+  // registers: bind_smem_tile).
+  if (b == nullptr) b = c.buffer_of(o.id);
   if (b == nullptr) {
     for (int u : res.users)
       if (c.buffer_of(u) != nullptr)
@@ -161,8 +169,8 @@ void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out) {
     } else {
       copies.push_back(
           for_("int j = 0", "j < " + S(nbox), "++j",
-               {code("tma_load_2d(" + dst + " + j * " + S(d.block[0] * d.swizzle) + ", &" + d.map +
-                     ", " + bar + ", " + col + " + j * " + S(w) + ", " + row + ");")},
+               {code("tma_load_2d(" + dst + " + j * " + S(d.block[0] * w * d.elem_bytes) + ", &" +
+                     d.map + ", " + bar + ", " + col + " + j * " + S(w) + ", " + row + ");")},
                "as " + S(nbox) + " boxes"));
     }
   }
@@ -216,6 +224,11 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
                             128 * static_cast<int>(L.r.warpgroups.size()),
                             "role-wide: every warpgroup is done with what the staging overlays"));
     L.role_synced = true;
+  }
+  if (v.lay == Lay::BTile) {
+    store_blocked_tile(L, o, d, v, *b, in_loop, blk);
+    out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
+    return;
   }
   if (v.lay == Lay::Row) {
     if (in_loop) c.fail(o.id, "row-vector stores inside a loop are not implemented");

@@ -22,6 +22,7 @@ void lower_scalar(Lower& L, const ttgir::Op& o, Lowered& out) {
   Val v;
   v.lay = Lay::Scalar;
   v.elem = L.c.type(res).name;
+  v.cty = scalar_ctype(L.c, L.c.type(res), o.id);
   v.storage = res;
   L.set(res, v);
 }
@@ -307,15 +308,19 @@ const std::map<std::string, LowerFn>& op_table() {
         {"ttng.warp_group_dot", lower_mma},
         {"scf.yield", lower_nothing},  // loop-carried values: the expander's carries
         {"tt.return", lower_nothing},
+        // The pointer world: only blocked tensors use these (Lower::lower hands them over).
+        {"tt.make_range", lower_blocked},
+        {"tt.load", lower_blocked},
+        {"tt.store", lower_blocked},
     };
     for (const char* n :
-         {"arith.addi",        "arith.subi",         "arith.muli",      "arith.divsi",
-          "arith.remsi",       "arith.andi",         "arith.ori",       "arith.xori",
-          "arith.shli",        "arith.shrsi",        "arith.minsi",     "arith.maxsi",
-          "arith.minui",       "arith.maxui",        "arith.ceildivsi", "arith.cmpi",
-          "arith.cmpf",        "arith.select",       "arith.extsi",     "arith.extui",
-          "arith.trunci",      "arith.index_cast",   "arith.sitofp",    "arith.fptosi",
-          "tt.get_program_id", "tt.get_num_programs"})
+         {"arith.addi",        "arith.subi",          "arith.muli",      "arith.divsi",
+          "arith.remsi",       "arith.andi",          "arith.ori",       "arith.xori",
+          "arith.shli",        "arith.shrsi",         "arith.minsi",     "arith.maxsi",
+          "arith.minui",       "arith.maxui",         "arith.ceildivsi", "arith.cmpi",
+          "arith.cmpf",        "arith.select",        "arith.extsi",     "arith.extui",
+          "arith.trunci",      "arith.index_cast",    "arith.sitofp",    "arith.fptosi",
+          "tt.get_program_id", "tt.get_num_programs", "tt.addptr"})
       m[n] = lower_scalar;
     for (const char* n :
          {"arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.maxnumf", "arith.minnumf",
@@ -328,5 +333,7 @@ const std::map<std::string, LowerFn>& op_table() {
 }
 
 bool is_elementwise(const std::string& op_name) { return element_fn(op_name) != nullptr; }
+
+const char* float_element_fn(const std::string& op_name) { return element_fn(op_name); }
 
 }  // namespace sched2cu::emit

@@ -69,6 +69,35 @@ const sgraph::FnChannel* Ctx::fn_channel_of(int buffer) const {
   return nullptr;
 }
 
+namespace {
+
+bool register_only(const Ctx& c, int desc) {
+  const auto& users = c.f.value(desc).users;
+  if (users.empty()) return false;
+  for (int u : users) {
+    const ttgir::Op& uo = c.op(u);
+    if (uo.name == "tt.descriptor_load") {
+      const int r = uo.results.at(0);
+      if (!is_blocked_type(c, c.type(r)) || c.type(r).shape.size() != 2) return false;
+      for (int x : c.f.value(r).users)
+        if (c.op(x).name == "ttg.local_alloc" || c.op(x).name == "ttg.convert_layout") return false;
+      continue;
+    }
+    if (uo.name == "tt.descriptor_store") {
+      const int v = uo.operands.back();
+      if (!is_blocked_type(c, c.type(v)) || c.type(v).shape.size() != 2) return false;
+      const ttgir::Op* d = c.f.def_op(v);
+      // The wgmma world's epilogue converts an accumulator to a blocked layout only to store it.
+      if (d != nullptr && d->name == "ttg.convert_layout") return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void plan_descriptors(Ctx& c) {
   for (const auto& o : c.f.ops) {
     if (o.name != "tt.make_tensor_descriptor") continue;
@@ -82,6 +111,11 @@ void plan_descriptors(Ctx& c) {
     if (d.elem_bytes == 0) c.fail(o.id, "element type " + d.elem + " has no TMA lowering");
     d.block = blk.shape;
     d.swizzle = swizzle_of(c, t, o.id);
+    // A descriptor whose tiles only ever live in registers (loaded for register math, stored
+    // from a blocked tile) gets the emitter's shared layout: unswizzled rows in the widest TMA
+    // boxes, read and written conflict-free with 16-byte vectors (blocked.cuh), and a few large
+    // copies instead of one per 128-byte swizzle span. wgmma operands keep the IR's swizzle.
+    if (register_only(c, o.results.at(0))) d.swizzle = 0;
     c.descs[o.id] = d;
   }
 }

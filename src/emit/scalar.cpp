@@ -3,6 +3,7 @@
 // shared by every lowering: C++ element and scalar types, swizzle and transposition of shared
 // layouts. Every op kind not handled here is an error at its TTGIR line; nothing is guessed.
 #include <cctype>
+#include <functional>
 
 #include "lower.h"
 #include "sched2cu/common/diag.h"
@@ -33,6 +34,7 @@ std::string scalar_ctype(const Ctx& c, const ttgir::Type& t, int op) {
   }
   if (t.kind == K::Index) return "long long";
   if (t.kind == K::Float && t.name == "f32") return "float";
+  if (t.kind == K::Ptr) return elem_ctype(c, t, op);
   c.fail(op, "no scalar lowering for type " + t.str());
 }
 
@@ -107,11 +109,12 @@ bool is_scalar_op(const Ctx& c, int op) {
   return true;
 }
 
-Text scalar_expr(Lower& L, const ttgir::Op& o) {
-  const Ctx& c = L.c;
+namespace {
+
+// The expression of a scalar-kind op over operand texts arg(i), its result of C++ type `ty`.
+Text expr_over(const Ctx& c, const ttgir::Op& o, const std::string& ty,
+               const std::function<Text(size_t)>& arg) {
   const int op = o.id;
-  auto arg = [&](size_t i) { return R(o.operands.at(i)); };
-  const std::string ty = scalar_ctype(c, c.type(o.results.at(0)), op);
   const std::string& n = o.name;
   if (n == "arith.constant") return const_literal(c, op);
   if (n == "tt.get_program_id" || n == "tt.get_num_programs") {
@@ -126,7 +129,7 @@ Text scalar_expr(Lower& L, const ttgir::Op& o) {
     return (n == "tt.get_program_id" ? "program_id_" : "num_programs_") + d;
   }
   if (n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci" || n == "arith.index_cast" ||
-      n == "arith.sitofp" || n == "arith.fptosi")
+      n == "arith.sitofp" || n == "arith.fptosi" || n == "arith.extf" || n == "arith.truncf")
     return "static_cast<" + ty + ">(" + arg(0) + ")";
   if (binops().count(n)) return arg(0) + " " + binops().at(n) + " " + arg(1);
   if (n == "arith.minsi" || n == "arith.minui") return "min(" + arg(0) + ", " + arg(1) + ")";
@@ -140,7 +143,35 @@ Text scalar_expr(Lower& L, const ttgir::Op& o) {
     return arg(0) + " " + p + " " + arg(1);
   }
   if (n == "arith.select") return arg(0) + " ? " + arg(1) + " : " + arg(2);
+  if (n == "tt.addptr") return "static_cast<" + ty + ">(" + arg(0) + ") + " + arg(1);
+  if (const char* body = float_element_fn(n)) {
+    // Float math the op table spells over x0, x1, ...: called on the operands.
+    std::string params;
+    Text args;
+    for (size_t i = 0; i < o.operands.size(); ++i) {
+      params += (i ? ", float x" : "float x") + S(static_cast<long long>(i));
+      args += (i ? Text(", ") : Text()) + arg(i);
+    }
+    return "([](" + params + ") { return " + body + "; })(" + args + ")";
+  }
   c.fail(op, "no scalar lowering for this op");
+}
+
+}  // namespace
+
+Text scalar_expr(Lower& L, const ttgir::Op& o) {
+  const std::string ty = scalar_ctype(L.c, L.c.type(o.results.at(0)), o.id);
+  return expr_over(L.c, o, ty, [&](size_t i) { return R(o.operands.at(i)); });
+}
+
+std::string element_expr(const Ctx& c, const ttgir::Op& o, const std::string& ty) {
+  if (o.name == "arith.constant" || o.name == "tt.get_program_id" ||
+      o.name == "tt.get_num_programs")
+    c.fail(o.id, "internal: not an elementwise op");
+  Text t = expr_over(c, o, ty, [](size_t i) { return Text("x" + S(static_cast<long long>(i))); });
+  std::string s;
+  for (const auto& p : t.pieces()) s += p.s;
+  return s;
 }
 
 std::string host_expr(const Ctx& c, int value, int user_op) {

@@ -27,7 +27,12 @@ Lowered Lower::lower(int op) {
     for (auto& [id, x] : vals)
       if (x.storage == st) x.partial = false;
   }
-  it->second(*this, o, out);
+  materialize_smem_tiles(*this, o, out);
+  if (blocked_op(*this, o) && o.name != "tt.descriptor_store" && o.name != "scf.yield" &&
+      o.name != "tt.descriptor_load")
+    lower_blocked(*this, o, out);
+  else
+    it->second(*this, o, out);
   return out;
 }
 
@@ -62,6 +67,7 @@ Val Lower::from_type(int value, int op) const {
   if (t.is_scalar()) {
     v.lay = Lay::Scalar;
     v.elem = t.name;
+    if (t.kind == K::Ptr) v.cty = scalar_ctype(c, t, op);
     return v;
   }
   if (t.kind == K::MemDesc) {
@@ -73,6 +79,7 @@ Val Lower::from_type(int value, int op) const {
     return v;
   }
   if (t.kind != K::Tensor) c.fail(op, "type " + t.str() + " has no register lowering");
+  if (is_blocked_type(c, t)) return blocked_val(c, value, op);
   v.elem = t.element_type().name;
   const std::string kind = c.m.encoding_kind(t);
   if (kind == "ttg.nvidia_mma" && t.shape.size() == 2) {
@@ -114,6 +121,7 @@ Val Lower::from_type(int value, int op) const {
 std::string Lower::ctype(const Val& v, int op) const {
   switch (v.lay) {
     case Lay::Scalar:
+      if (!v.cty.empty()) return v.cty;
       return v.elem == "f32"   ? "float"
              : v.elem == "i1"  ? "bool"
              : v.elem == "i64" ? "long long"
@@ -125,6 +133,10 @@ std::string Lower::ctype(const Val& v, int op) const {
       return "RowVec<" + S(v.rows) + ">";
     case Lay::Col:
       return "ColVec<" + S(v.cols) + ">";
+    case Lay::BTile:
+    case Lay::BRow:
+    case Lay::BCol:
+      return blocked_ctype(v);
     default:
       c.fail(op, "internal: no C++ register type for this value's layout");
   }

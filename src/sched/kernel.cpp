@@ -227,6 +227,48 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     role.split_parts = rp.split_parts;
     g.launch.roles.push_back(role);
   }
+  // CTAs per SM (docs/scheduler.md, "CTAs per SM"): a loop bound by the memory engine gains
+  // nothing from a faster consumer, but one warpgroup works on one tile at a time, so its
+  // per-tile latency (loads from the slot, reductions, the store) is exposed unless a second
+  // CTA on the SM overlaps it. Two CTAs when both fit: shared memory, and the consumer's
+  // register estimate within the halved register file.
+  if (main_loop >= 0 && g.launch.roles.size() == 2) {
+    const auto& P = ks.plans[static_cast<size_t>(main_loop)];
+    bool tc = false;
+    for (const auto& n : built[static_cast<size_t>(main_loop)].g.nodes)
+      tc |= n.pipe == ddg::Pipe::TC;
+    if (!tc && P.mii.engine_pipe == "TMA" && P.mii.engine >= P.mii.issue) {
+      const auto& b = t.budgets;
+      const int64_t smem_cta =
+          resident + (overlay ? std::max(rings_so_far, staging) : rings_so_far + staging) + 1024;
+      const int64_t sm_smem = budget + 1024;  // the per-SM pool: the block limit + its reserve
+      auto& prod = g.launch.roles[0];
+      auto& cons = g.launch.roles[1];
+      const int nc = static_cast<int>(cons.warpgroups.size());
+      const int64_t slots = b.regs_per_sm / 2 / b.threads_per_warpgroup;
+      int64_t share = std::min<int64_t>((slots - prod.regs) / nc,
+                                        std::min(b.setmaxnreg_max, b.max_regs_per_thread));
+      share = share / b.setmaxnreg_granularity * b.setmaxnreg_granularity;
+      const int est = ks.partition.roles.at(1).est_regs;
+      if (2 * (smem_cta + 1024) <= sm_smem && share >= est && share >= b.setmaxnreg_min) {
+        g.launch.ctas_per_sm = 2;
+        cons.regs = static_cast<int>(share);
+        ks.partition.roles.at(1).regs = cons.regs;  // what --report prints
+        ks.notes.push_back("2 CTAs per SM: loop " + std::to_string(main_loop) +
+                           " is bound by the TMA engine (memory); a second CTA overlaps each "
+                           "tile's consumer latency (" +
+                           std::to_string(smem_cta) + " B of shared memory per CTA, consumer " +
+                           std::to_string(share) + " regs >= estimate " + std::to_string(est) +
+                           ")");
+      } else {
+        ks.notes.push_back("1 CTA per SM: loop " + std::to_string(main_loop) +
+                           " is memory-bound, but a second CTA does not fit (" +
+                           std::to_string(smem_cta) + " B of shared memory per CTA, consumer " +
+                           "estimate " + std::to_string(est) + " regs vs " + std::to_string(share) +
+                           " at 2 CTAs)");
+      }
+    }
+  }
   if (!o.grid.empty()) {
     g.launch.grid = parse_grid_flag(o.grid);
     ks.notes.push_back("grid: " + sgraph::to_text(g.launch.grid[0]) + ", " +

@@ -116,6 +116,7 @@ J to_j(const ScheduleGraph& g) {
   l["grid"] = J::array();
   for (const auto& e : g.launch.grid) l["grid"].push_back(grid_j(e));
   l["raster_group"] = g.launch.raster_group;
+  if (g.launch.ctas_per_sm != 1) l["ctas_per_sm"] = g.launch.ctas_per_sm;
   l["roles"] = J::array();
   for (const auto& r : g.launch.roles)
     l["roles"].push_back({{"id", r.id},
@@ -226,6 +227,7 @@ struct Cur {
     return Cur{*it, path + "/" + key, file};
   }
   Cur at(size_t i) const { return Cur{j[i], path + "/" + std::to_string(i), file}; }
+  bool has(const char* key) const { return j.is_object() && j.find(key) != j.end(); }
   size_t size() const {
     if (!j.is_array()) fail("expected an array");
     return j.size();
@@ -309,6 +311,7 @@ ScheduleGraph from_j(const Cur& root) {
   Cur gr = l.at("grid");
   for (size_t i = 0; i < gr.size(); ++i) g.launch.grid.push_back(grid_from(gr.at(i)));
   g.launch.raster_group = l.at("raster_group").i();
+  if (l.has("ctas_per_sm")) g.launch.ctas_per_sm = l.at("ctas_per_sm").i();
   Cur rs = l.at("roles");
   for (size_t i = 0; i < rs.size(); ++i) {
     Cur r = rs.at(i);

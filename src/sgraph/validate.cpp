@@ -55,6 +55,8 @@ struct Checker {
       }
     }
     if (g.launch.raster_group < 0) bad("/launch/raster_group", "must be >= 0");
+    if (g.launch.ctas_per_sm < 1 || g.launch.ctas_per_sm > 32)
+      bad("/launch/ctas_per_sm", "must be 1..32");
     if (g.launch.raster_group > 0 && g.launch.grid.size() == 3 && !g.launch.grid[2].is_int(1))
       bad("/launch/raster_group", "rasterization needs a grid with z = 1");
   }

@@ -1,5 +1,6 @@
 # Compile check of every kernel (run by ctest as `cmake -P`): every examples/**/generated.cu,
-# examples/**/handwritten.cu and tests/emit/*.generated.cu is compiled with
+# examples/**/handwritten.cu, tests/emit/*.generated.cu and the row_softmax harness case is
+# compiled with
 #   nvcc -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
 # and the test fails if nvcc fails or ptxas reports spill stores/loads, a stack frame, or wgmma
 # serialization (C7515).
@@ -8,6 +9,9 @@ file(GLOB_RECURSE hws ${SRC}/examples/handwritten.cu)
 list(APPEND gens ${hws})
 file(GLOB tests_gens ${SRC}/tests/emit/*.generated.cu)
 list(APPEND gens ${tests_gens})
+# The harness's generated test kernels (gpu_cases/hang and fault are broken on purpose).
+list(APPEND gens ${SRC}/tests/harness/gpu_cases/row_softmax/generated.cu
+     ${SRC}/tests/harness/gpu_cases/row_softmax/handwritten.cu)
 list(SORT gens)
 if(NOT gens)
   message(FATAL_ERROR "no generated.cu found")

@@ -68,6 +68,9 @@ struct Launch {
   // and map them to (x, y) program ids in groups of G along x (L2 reuse of the y-indexed
   // operand). Triton programs are unordered, so any bijection is valid. Requires grid z == 1.
   int raster_group = 0;
+  // CTAs the kernel is built to keep resident per SM (__launch_bounds__ minimum blocks; a
+  // persistent grid of num_sms launches num_sms * ctas_per_sm programs). Written only when > 1.
+  int ctas_per_sm = 1;
   std::vector<Role> roles;
 };
 

@@ -1,0 +1,390 @@
+// Register values in blocked layouts (Triton's #ttg.blocked with order [1, 0], over the four warps
+// of one warpgroup) and their slices: tiles, row vectors (one value per row, what a reduction
+// along the columns leaves) and column vectors. Elementwise maps through operand adapters,
+// reductions (in-thread, warp shuffles, then shared memory across warps), global loads and
+// stores through pointer tiles with masks (16-byte vectors where the run is contiguous, aligned
+// and unmasked at run time, element by element otherwise), TMA-box shared-memory reads and
+// writes, and layout conversions through shared memory. Only layout arithmetic and memory access
+// live here, never kernel policy; every array index is a compile-time constant after unrolling.
+//
+// Layout BLay<R, C, S0, S1, T0, T1, W0, W1> of an R x C tensor: each thread holds S0 x S1
+// elements per repetition, lanes are T0 x T1 (lane = l0 * T1 + l1), warps W0 x W1 (warp =
+// w0 * W1 + w1); the CTA tile [S0 T0 W0, S1 T1 W1] repeats over the tensor, and a tensor smaller
+// than the CTA tile is replicated (coordinates wrap). Thread element e = r * kCols + c holds
+//   row(r) = ((r / S0) * CT0 + (w0 * T0 + l0) * S0 + r % S0) % R
+//   col(c) = ((c / S1) * CT1 + (w1 * T1 + l1) * S1 + c % S1) % C.
+#pragma once
+
+#include <cstdint>
+
+#include "sched2cu/common.cuh"
+#include "sched2cu/tma.cuh"
+#include "sched2cu/warpgroup.cuh"
+
+namespace sched2cu::rt {
+
+template <int R_, int C_, int S0, int S1, int T0, int T1, int W0, int W1>
+struct BLay {
+  static_assert(T0 * T1 == 32, "a blocked layout spans the 32 lanes of a warp");
+  static_assert(W0 * W1 == 4, "a blocked layout spans the 4 warps of a warpgroup");
+  static constexpr int R = R_, C = C_;
+  static constexpr int kS0 = S0, kS1 = S1, kT0 = T0, kT1 = T1, kW0 = W0, kW1 = W1;
+  static constexpr int CT0 = S0 * T0 * W0, CT1 = S1 * T1 * W1;
+  static_assert(R % CT0 == 0 || CT0 % R == 0, "rows tile or replicate the CTA tile");
+  static_assert(C % CT1 == 0 || CT1 % C == 0, "columns tile or replicate the CTA tile");
+  static constexpr int kRows = (R >= CT0 ? R / CT0 : 1) * S0;  // row slots per thread
+  static constexpr int kCols = (C >= CT1 ? C / CT1 : 1) * S1;  // column slots per thread
+  static constexpr int kN = kRows * kCols;
+  SCHED2CU_DEVICE static int lane() { return static_cast<int>(threadIdx.x % 32); }
+  SCHED2CU_DEVICE static int warp() { return static_cast<int>((threadIdx.x / 32) % 4); }
+  SCHED2CU_DEVICE static int row(int r) {
+    return ((r / S0) * CT0 + ((warp() / W1) * T0 + lane() / T1) * S0 + r % S0) % R;
+  }
+  SCHED2CU_DEVICE static int col(int c) {
+    return ((c / S1) * CT1 + ((warp() % W1) * T1 + lane() % T1) * S1 + c % S1) % C;
+  }
+};
+
+template <class T, class L>
+struct BTile {
+  using Layout = L;
+  T v[L::kN];
+  static constexpr int kCount = L::kN;
+  SCHED2CU_DEVICE static int lin(int e) {
+    return L::row(e / L::kCols) * L::C + L::col(e % L::kCols);
+  }
+};
+// One value per row (#ttg.slice<{dim = 1}>), replicated over the lanes and warps along columns.
+template <class T, class L>
+struct BRow {
+  using Layout = L;
+  T v[L::kRows];
+  static constexpr int kCount = L::kRows;
+  SCHED2CU_DEVICE static int lin(int e) { return L::row(e); }
+};
+// One value per column (#ttg.slice<{dim = 0}>), replicated over the lanes and warps along rows.
+template <class T, class L>
+struct BCol {
+  using Layout = L;
+  T v[L::kCols];
+  static constexpr int kCount = L::kCols;
+  SCHED2CU_DEVICE static int lin(int e) { return L::col(e); }
+};
+
+// ---- operand adapters: at(r, c) is the value seen at result slot (row slot r, column slot c);
+// a row-vector result maps over (r, 0), a column-vector result over (0, c) ---------------------
+
+template <class T, class L>
+struct BTileRef {
+  const BTile<T, L>& t;
+  SCHED2CU_DEVICE T at(int r, int c) const { return t.v[r * L::kCols + c]; }
+};
+template <class T, class L>
+SCHED2CU_DEVICE BTileRef<T, L> btile(const BTile<T, L>& t) {
+  return {t};
+}
+template <class T, class L>
+struct BRowRef {  // a row vector (as a vector, or broadcast along the columns of a tile)
+  const BRow<T, L>& x;
+  SCHED2CU_DEVICE T at(int r, int) const { return x.v[r]; }
+};
+template <class T, class L>
+SCHED2CU_DEVICE BRowRef<T, L> brow(const BRow<T, L>& x) {
+  return {x};
+}
+template <class T, class L>
+struct BColRef {  // a column vector (as a vector, or broadcast along the rows of a tile)
+  const BCol<T, L>& x;
+  SCHED2CU_DEVICE T at(int, int c) const { return x.v[c]; }
+};
+template <class T, class L>
+SCHED2CU_DEVICE BColRef<T, L> bcol(const BCol<T, L>& x) {
+  return {x};
+}
+template <class T>
+struct BSplat {
+  T x;
+  SCHED2CU_DEVICE T at(int, int) const { return x; }
+};
+template <class T>
+SCHED2CU_DEVICE BSplat<T> bsplat(T x) {
+  return {x};
+}
+
+// ---- elementwise maps ------------------------------------------------------------------------
+
+template <class T, class L, class F, class... A>
+SCHED2CU_DEVICE void bmap(BTile<T, L>& d, F f, const A&... a) {
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r)
+#pragma unroll
+    for (int c = 0; c < L::kCols; ++c) d.v[r * L::kCols + c] = f(a.at(r, c)...);
+}
+template <class T, class L, class F, class... A>
+SCHED2CU_DEVICE void bmap(BRow<T, L>& d, F f, const A&... a) {
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r) d.v[r] = f(a.at(r, 0)...);
+}
+template <class T, class L, class F, class... A>
+SCHED2CU_DEVICE void bmap(BCol<T, L>& d, F f, const A&... a) {
+#pragma unroll
+  for (int c = 0; c < L::kCols; ++c) d.v[c] = f(a.at(0, c)...);
+}
+
+// tt.make_range: the coordinate along the tensor's only dimension plus `start` (a rank-1 tensor is
+// a [1, C] tile; a slice is a row or column vector of its parent).
+template <class L>
+SCHED2CU_DEVICE void brange(BTile<int, L>& d, int start) {
+  static_assert(L::R == 1, "make_range makes a rank-1 tensor");
+#pragma unroll
+  for (int c = 0; c < L::kCols; ++c) d.v[c] = L::col(c) + start;
+}
+template <class L>
+SCHED2CU_DEVICE void brange(BCol<int, L>& d, int start) {
+#pragma unroll
+  for (int c = 0; c < L::kCols; ++c) d.v[c] = L::col(c) + start;
+}
+template <class L>
+SCHED2CU_DEVICE void brange(BRow<int, L>& d, int start) {
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r) d.v[r] = L::row(r) + start;
+}
+
+// ---- reductions ------------------------------------------------------------------------------
+
+// Along the columns (axis 1): in-thread, then lanes xor 1 .. T1 / 2 (the l1 bits of the lane),
+// then, when W1 > 1, across warps through `scratch` (R * W1 values of this warpgroup) between two
+// syncs of named barrier `bar`. The emitter never asks for a reduction along a replicated axis.
+template <class T, class L, class LD, class F, class P>
+SCHED2CU_DEVICE void breduce_cols(BRow<T, LD>& d, const BTile<T, L>& t, F f, P scratch, int bar) {
+  static_assert(L::C >= L::CT1, "no reduction along a replicated axis");
+  static_assert(LD::kRows == L::kRows, "the row vector has the tile's rows");
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r) {
+    T x = t.v[r * L::kCols];
+#pragma unroll
+    for (int c = 1; c < L::kCols; ++c) x = f(x, t.v[r * L::kCols + c]);
+#pragma unroll
+    for (int o = 1; o < L::kT1; o *= 2) x = f(x, __shfl_xor_sync(0xffffffffu, x, o));
+    d.v[r] = x;
+  }
+  if constexpr (L::kW1 > 1) {
+    const int w1 = L::warp() % L::kW1;
+    if (L::lane() % L::kT1 == 0)
+#pragma unroll
+      for (int r = 0; r < L::kRows; ++r) scratch[L::row(r) * L::kW1 + w1] = d.v[r];
+    warpgroup_sync(bar);
+#pragma unroll
+    for (int r = 0; r < L::kRows; ++r) {
+      T x = scratch[L::row(r) * L::kW1];
+#pragma unroll
+      for (int k = 1; k < L::kW1; ++k) x = f(x, scratch[L::row(r) * L::kW1 + k]);
+      d.v[r] = x;
+    }
+    warpgroup_sync(bar);  // scratch is reused by the next reduction
+  }
+}
+
+// Along the rows (axis 0): in-thread, lanes xor T1 .. (T0 / 2) * T1, then across the W0 warps.
+template <class T, class L, class LD, class F, class P>
+SCHED2CU_DEVICE void breduce_rows(BCol<T, LD>& d, const BTile<T, L>& t, F f, P scratch, int bar) {
+  static_assert(L::R >= L::CT0, "no reduction along a replicated axis");
+  static_assert(LD::kCols == L::kCols, "the column vector has the tile's columns");
+#pragma unroll
+  for (int c = 0; c < L::kCols; ++c) {
+    T x = t.v[c];
+#pragma unroll
+    for (int r = 1; r < L::kRows; ++r) x = f(x, t.v[r * L::kCols + c]);
+#pragma unroll
+    for (int o = L::kT1; o < 32; o *= 2) x = f(x, __shfl_xor_sync(0xffffffffu, x, o));
+    d.v[c] = x;
+  }
+  if constexpr (L::kW0 > 1) {
+    const int w0 = L::warp() / L::kW1;
+    if (L::lane() / L::kT1 == 0)
+#pragma unroll
+      for (int c = 0; c < L::kCols; ++c) scratch[L::col(c) * L::kW0 + w0] = d.v[c];
+    warpgroup_sync(bar);
+#pragma unroll
+    for (int c = 0; c < L::kCols; ++c) {
+      T x = scratch[L::col(c) * L::kW0];
+#pragma unroll
+      for (int k = 1; k < L::kW0; ++k) x = f(x, scratch[L::col(c) * L::kW0 + k]);
+      d.v[c] = x;
+    }
+    warpgroup_sync(bar);
+  }
+}
+
+// A rank-1 tensor ([1, C] tile) reduced to a scalar, the same in every thread.
+template <class T, class L, class F, class P>
+SCHED2CU_DEVICE T breduce_all(const BTile<T, L>& t, F f, P scratch, int bar) {
+  static_assert(L::R == 1 && L::CT0 == 1, "a rank-1 tensor");
+  BRow<T, L> x;
+  breduce_cols(x, t, f, scratch, bar);
+  return x.v[0];
+}
+
+// ---- global memory through pointer tiles -----------------------------------------------------
+
+template <int Bytes>
+struct VecOf;
+template <>
+struct VecOf<16> {
+  using type = uint4;
+};
+template <>
+struct VecOf<8> {
+  using type = uint2;
+};
+template <>
+struct VecOf<4> {
+  using type = uint32_t;
+};
+template <>
+struct VecOf<2> {
+  using type = uint16_t;
+};
+
+// d = mask ? *p : other. Runs of Vec consecutive column slots (Vec divides S1, and the emitter
+// proved the pointers of a run consecutive) are read as one vector when the whole run is unmasked
+// and its first address is aligned to the vector, checked at run time; otherwise element by
+// element, so a masked tail or an unaligned row is correct, only slower.
+template <int Vec, class T, class L, class M, class O>
+SCHED2CU_DEVICE void bload(BTile<T, L>& d, const BTile<T*, L>& p, const M& mask, const O& other) {
+  static_assert(L::kS1 % Vec == 0 && Vec * sizeof(T) <= 16, "a run lies within S1 slots");
+  constexpr int kBytes = Vec * static_cast<int>(sizeof(T));
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r)
+#pragma unroll
+    for (int c0 = 0; c0 < L::kCols; c0 += Vec) {
+      const int e = r * L::kCols + c0;
+      bool all = true;
+#pragma unroll
+      for (int k = 0; k < Vec; ++k) all &= static_cast<bool>(mask.at(r, c0 + k));
+      if (Vec > 1 && all && reinterpret_cast<uintptr_t>(p.v[e]) % kBytes == 0) {
+        using V = typename VecOf<kBytes>::type;
+        union {
+          V u;
+          T x[Vec];
+        } w;
+        w.u = *reinterpret_cast<const V*>(p.v[e]);
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) d.v[e + k] = w.x[k];
+      } else {
+#pragma unroll
+        for (int k = 0; k < Vec; ++k)
+          d.v[e + k] = mask.at(r, c0 + k) ? *p.v[e + k] : static_cast<T>(other.at(r, c0 + k));
+      }
+    }
+}
+
+// *p = x where mask holds; the same run rule as bload.
+template <int Vec, class T, class L, class X, class M>
+SCHED2CU_DEVICE void bstore(const BTile<T*, L>& p, const X& x, const M& mask) {
+  static_assert(L::kS1 % Vec == 0 && Vec * sizeof(T) <= 16, "a run lies within S1 slots");
+  constexpr int kBytes = Vec * static_cast<int>(sizeof(T));
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r)
+#pragma unroll
+    for (int c0 = 0; c0 < L::kCols; c0 += Vec) {
+      const int e = r * L::kCols + c0;
+      bool all = true;
+#pragma unroll
+      for (int k = 0; k < Vec; ++k) all &= static_cast<bool>(mask.at(r, c0 + k));
+      if (Vec > 1 && all && reinterpret_cast<uintptr_t>(p.v[e]) % kBytes == 0) {
+        using V = typename VecOf<kBytes>::type;
+        union {
+          V u;
+          T y[Vec];
+        } w;
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) w.y[k] = static_cast<T>(x.at(r, c0 + k));
+        *reinterpret_cast<V*>(p.v[e]) = w.u;
+      } else {
+#pragma unroll
+        for (int k = 0; k < Vec; ++k)
+          if (mask.at(r, c0 + k)) *p.v[e + k] = static_cast<T>(x.at(r, c0 + k));
+      }
+    }
+}
+
+// ---- shared memory in TMA box form: the R x C tile as C / BoxW boxes [R][BoxW], box j at
+// j * R * BoxW * sizeof(T) bytes, rows swizzled as the descriptor says (swizzle_offset) ---------
+
+template <int Swizzle, int BoxW, class T, class L>
+SCHED2CU_DEVICE uint32_t box_offset(int row, int col) {
+  constexpr int kRowBytes = BoxW * static_cast<int>(sizeof(T));
+  return static_cast<uint32_t>((col / BoxW) * L::R * kRowBytes) +
+         swizzle_offset<Swizzle, kRowBytes>(static_cast<uint32_t>(row),
+                                            static_cast<uint32_t>((col % BoxW) * sizeof(T)));
+}
+
+// Runs of 16 bytes (16 / sizeof(T) column slots within S1, starting on a 16-byte column) stay
+// contiguous under every swizzle, so they move as one vector.
+template <class T, class L>
+struct SmemRun {
+  static constexpr int kV = 16 / static_cast<int>(sizeof(T));
+  static constexpr int value = L::kS1 % kV == 0 ? kV : 1;
+};
+
+template <int Swizzle, int BoxW, class T, class L>
+SCHED2CU_DEVICE void bload_smem(BTile<T, L>& d, const uint8_t* base) {
+  constexpr int kRun = SmemRun<T, L>::value;
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r)
+#pragma unroll
+    for (int c0 = 0; c0 < L::kCols; c0 += kRun) {
+      const uint32_t off = box_offset<Swizzle, BoxW, T, L>(L::row(r), L::col(c0));
+      const int e = r * L::kCols + c0;
+      if constexpr (kRun > 1) {
+        union {
+          uint4 u;
+          T x[kRun];
+        } w;
+        w.u = *reinterpret_cast<const uint4*>(base + off);
+#pragma unroll
+        for (int k = 0; k < kRun; ++k) d.v[e + k] = w.x[k];
+      } else {
+        d.v[e] = *reinterpret_cast<const T*>(base + off);
+      }
+    }
+}
+
+template <int Swizzle, int BoxW, class T, class L, class X>
+SCHED2CU_DEVICE void bstore_smem(uint8_t* base, const X& x) {
+  constexpr int kRun = SmemRun<T, L>::value;
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r)
+#pragma unroll
+    for (int c0 = 0; c0 < L::kCols; c0 += kRun) {
+      const uint32_t off = box_offset<Swizzle, BoxW, T, L>(L::row(r), L::col(c0));
+      union {
+        uint4 u;
+        T y[kRun > 1 ? kRun : 1];
+      } w;
+#pragma unroll
+      for (int k = 0; k < kRun; ++k) w.y[k] = static_cast<T>(x.at(r, c0 + k));
+      if constexpr (kRun > 1)
+        *reinterpret_cast<uint4*>(base + off) = w.u;
+      else
+        *reinterpret_cast<T*>(base + off) = w.y[0];
+    }
+}
+
+// ---- layout conversion through shared memory -------------------------------------------------
+
+// d = s in another layout (or vector kind) of the same logical tensor: every thread writes its
+// elements at their linear index into `scratch` (replicas write equal values), the warpgroup
+// syncs on `bar`, every thread reads its new elements, and syncs again before scratch is reused.
+template <class D, class Src, class T>
+SCHED2CU_DEVICE void bconvert(D& d, const Src& s, T* scratch, int bar) {
+#pragma unroll
+  for (int e = 0; e < Src::kCount; ++e) scratch[Src::lin(e)] = s.v[e];
+  warpgroup_sync(bar);
+#pragma unroll
+  for (int e = 0; e < D::kCount; ++e) d.v[e] = scratch[D::lin(e)];
+  warpgroup_sync(bar);
+}
+
+}  // namespace sched2cu::rt

@@ -1,0 +1,468 @@
+// Op lowerings of the blocked world (docs/emitter.md, "Blocked layouts"): the op-table entries
+// hand an op here when its values are blocked tensors. Views (splats, expand_dims, broadcast,
+// conversions between equal distributions) cost nothing; elementwise math of any element type
+// runs through bmap; reductions shuffle within warps and cross warps through the role's scratch;
+// pointer loads and stores take 16-byte runs where contiguity is proven here and alignment and
+// masks allow at run time; TMA-loaded tiles are read from their ring slot where first used; tile
+// stores go through staging and TMA. An op this file cannot lower fails with its location.
+#include <algorithm>
+
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+
+bool is_blocked_lay(Lay l) {
+  return l == Lay::BTile || l == Lay::BRow || l == Lay::BCol || l == Lay::BRowB || l == Lay::BColB;
+}
+
+bool blocked_op(const Lower& L, const ttgir::Op& o) {
+  if (o.name == "ttg.local_alloc") return false;  // a load's bytes, never registers
+  bool blocked_operand = false;
+  for (int v : o.operands) {
+    auto it = L.vals.find(v);
+    if (it == L.vals.end()) continue;
+    const Lay l = it->second.lay;
+    // The wgmma world converts its tiles to blocked layouts only to store them (optable.cpp).
+    if (l == Lay::Acc || l == Lay::Row || l == Lay::Col || l == Lay::RowB || l == Lay::ColB ||
+        l == Lay::DotA)
+      return false;
+    blocked_operand |= is_blocked_lay(l);
+  }
+  if (o.results.empty()) return blocked_operand;
+  for (int r : o.results)
+    if (is_blocked_type(L.c, L.c.type(r))) return true;
+  return blocked_operand;
+}
+
+namespace {
+
+int cty_bytes(const std::string& t) {
+  if (!t.empty() && t.back() == '*') return 8;
+  if (t == "bool") return 1;
+  if (t == "__half" || t == "__nv_bfloat16") return 2;
+  if (t == "long long") return 8;
+  return 4;
+}
+
+Text bar_text(const Ctx& c) { return S(c.bar_warpgroup()) + " + wg"; }
+
+// Scratch of `bytes` per warpgroup, as a T* expression (kernel.cpp places it).
+Text scratch(Ctx& c, long long bytes, const std::string& cty) {
+  c.scratch_bytes = std::max(c.scratch_bytes, (bytes + 15) / 16 * 16);
+  return "reinterpret_cast<" + cty + "*>(scratch)";
+}
+
+Text splat_text(const Val& v) {
+  const Text x = v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar);
+  if (!v.cty.empty() && v.cty.back() == '*') return "static_cast<" + v.cty + ">(" + x + ")";
+  return x;
+}
+
+bool rows_match(const BLayout& a, const BLayout& b) {
+  return a.R == b.R && a.S0 == b.S0 && a.T0 == b.T0 && a.W0 == b.W0;
+}
+bool cols_match(const BLayout& a, const BLayout& b) {
+  return a.C == b.C && a.S1 == b.S1 && a.T1 == b.T1 && a.W1 == b.W1;
+}
+
+// The adapter through which a blocked result of layout `res` reads operand `value`.
+Text adapter(const Lower& L, int value, const Val& res, int op) {
+  const Val& v = L.val(value, op);
+  if (v.lay == Lay::Splat) return "bsplat(" + splat_text(v) + ")";
+  const BLayout &a = v.blay, &r = res.blay;
+  bool ok = false;
+  Text t;
+  switch (res.lay) {
+    case Lay::BTile:
+      if (v.lay == Lay::BTile) ok = rows_match(a, r) && cols_match(a, r), t = "btile(";
+      if (v.lay == Lay::BRowB) ok = rows_match(a, r), t = "brow(";
+      if (v.lay == Lay::BColB) ok = cols_match(a, r), t = "bcol(";
+      break;
+    case Lay::BRow:
+      if (v.lay == Lay::BRow) ok = rows_match(a, r), t = "brow(";
+      break;
+    case Lay::BCol:
+      if (v.lay == Lay::BCol) ok = cols_match(a, r), t = "bcol(";
+      break;
+    default:
+      break;
+  }
+  if (!ok)
+    L.c.fail(op, "operand %" + L.c.f.value(value).name +
+                     ": its layout does not match the result's (a layout conversion is missing)");
+  return t + R(v.storage) + ")";
+}
+
+std::string lambda_of(size_t arity, const std::string& body) {
+  std::string s = "[](";
+  for (size_t i = 0; i < arity; ++i)
+    s += (i ? ", auto x" : "auto x") + S(static_cast<long long>(i));
+  return s + ") { return " + body + "; }";
+}
+
+void b_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  const int res = o.results.at(0);
+  Val v = blocked_val(c, res, o.id);
+  const char* fbody = float_element_fn(o.name);
+  if (fbody != nullptr && v.elem != "f32")
+    c.fail(o.id, "elementwise math on " + v.elem + " tensors is not implemented (f32 only)");
+  const std::string body = fbody ? std::string(fbody) : element_expr(c, o, v.cty);
+  const std::string fn = lambda_of(o.operands.size(), body);
+  bool uniform = true;
+  for (int a : o.operands) uniform &= L.val(a, o.id).lay == Lay::Splat;
+  if (uniform) {  // a uniform tensor: its one value as a scalar
+    Text call = "(" + fn + ")(";
+    for (size_t i = 0; i < o.operands.size(); ++i)
+      call += (i ? ", " : "") + splat_text(L.val(o.operands[i], o.id));
+    out.body.push_back(decl(v.cty, res, call + ")", true, c.note(o.id)));
+    Val s;
+    s.lay = Lay::Splat;
+    s.elem = v.elem;
+    s.cty = v.cty;
+    s.scalar_value = res;
+    s.storage = res;
+    L.set(res, s);
+    return;
+  }
+  // Contiguity along the last dimension (pointer and index arithmetic): a sum keeps the run of
+  // its non-uniform side; anything else keeps only uniformity.
+  const bool add = o.name == "tt.addptr" || o.name == "arith.addi";
+  const bool sub = o.name == "arith.subi";
+  if (o.operands.size() == 2 && (add || sub)) {
+    const Val &a = L.val(o.operands[0], o.id), &b = L.val(o.operands[1], o.id);
+    if (b.uniform_cols || b.lay == Lay::Splat) v.contig = a.contig;
+    if (add && (a.uniform_cols || a.lay == Lay::Splat)) v.contig = b.contig;
+  }
+  v.uniform_cols = true;
+  for (int a : o.operands) {
+    const Val& x = L.val(a, o.id);
+    v.uniform_cols &= x.uniform_cols || x.lay == Lay::Splat;
+  }
+  Text call = "bmap(" + R(res) + ", " + fn;
+  for (int a : o.operands) call += ", " + adapter(L, a, v, o.id);
+  out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+  out.body.push_back(code(call + ");", c.note(o.id)));
+  L.set(res, v);
+}
+
+void b_constant(Lower& L, const ttgir::Op& o, Lowered&) {
+  const ttgir::Attribute* a = o.attr("value");
+  if (a == nullptr || a->kind != ttgir::Attribute::Kind::Dense || a->elems.size() != 1)
+    L.c.fail(o.id, "tensor constants other than splats are not implemented");
+  const ttgir::Type& e = L.c.type(o.results.at(0)).element_type();
+  Val v;
+  v.lay = Lay::Splat;
+  v.elem = e.name;
+  v.cty = elem_ctype(L.c, e, o.id);
+  const ttgir::Attribute& x = a->elems[0];
+  if (e.kind == ttgir::Type::Kind::Float && x.kind == ttgir::Attribute::Kind::Float &&
+      x.text.rfind("0x", 0) == 0 && e.bits == 16) {
+    // A hex spelling is the bit pattern of the element type (0xFC00: f16 -inf), not of an f32.
+    v.scalar = std::string(e.name == "bf16" ? "__ushort_as_bfloat16" : "__ushort_as_half") +
+               "(static_cast<unsigned short>(" + x.text + "u))";
+  } else if (e.kind == ttgir::Type::Kind::Float) {
+    v.scalar = float_literal(L.c, x, o.id);
+    if (v.cty != "float") v.scalar = "static_cast<" + v.cty + ">(" + v.scalar + ")";
+  } else if (v.cty == "bool") {
+    v.scalar = x.ival ? "true" : "false";
+  } else {
+    v.scalar = S(x.ival) + (v.cty == "long long" ? "LL" : "");
+  }
+  v.storage = o.results[0];
+  L.set(o.results[0], v);
+}
+
+void b_splat(Lower& L, const ttgir::Op& o, Lowered&) {
+  const Val& s = L.val(o.operands.at(0), o.id);
+  if (s.lay != Lay::Scalar) L.c.fail(o.id, "splat of a non-scalar");
+  Val v;
+  v.lay = Lay::Splat;
+  v.elem = L.c.type(o.results.at(0)).element_type().name;
+  v.cty = elem_ctype(L.c, L.c.type(o.results[0]).element_type(), o.id);
+  v.scalar_value = o.operands[0];
+  v.storage = o.results[0];
+  v.uniform_cols = true;
+  L.set(o.results[0], v);
+}
+
+void b_range(Lower& L, const ttgir::Op& o, Lowered& out) {
+  const int res = o.results.at(0);
+  Val v = blocked_val(L.c, res, o.id);
+  const ttgir::Attribute* st = o.attr("start");
+  const ttgir::Attribute* en = o.attr("end");
+  if (st == nullptr || en == nullptr) L.c.fail(o.id, "make_range without start/end");
+  if (v.lay == Lay::BTile || v.lay == Lay::BCol) v.contig = static_cast<int>(en->ival - st->ival);
+  if (v.lay == Lay::BRow) v.contig = 1;
+  out.decls.push_back(decl(blocked_ctype(v), res, {}, false, L.c.note(o.id)));
+  out.body.push_back(code("brange(" + R(res) + ", " + S(st->ival) + ");", L.c.note(o.id)));
+  L.set(res, v);
+}
+
+void b_expand_dims(Lower& L, const ttgir::Op& o, Lowered&) {
+  Val v = L.val(o.operands.at(0), o.id);
+  const ttgir::Attribute* ax = o.attr("axis");
+  const long long axis = ax ? ax->as_int() : -1;
+  if (v.lay == Lay::BRow && axis == 1) {
+    v.lay = Lay::BRowB;
+    v.uniform_cols = true;
+  } else if (v.lay == Lay::BCol && axis == 0) {
+    v.lay = Lay::BColB;
+  } else if (v.lay != Lay::Splat) {
+    L.c.fail(o.id, "expand_dims of this layout is not implemented");
+  }
+  L.set(o.results.at(0), v);
+}
+
+void b_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
+  Val v = L.val(o.operands.at(0), o.id);
+  const bool same = L.c.type(o.operands[0]).shape == L.c.type(o.results.at(0)).shape;
+  if (!(v.lay == Lay::BRowB || v.lay == Lay::BColB || v.lay == Lay::Splat ||
+        (v.lay == Lay::BTile && same)))
+    L.c.fail(o.id,
+             "broadcast of a materialized tile is not implemented (only of row/column "
+             "vectors and splats)");
+  if (v.lay == Lay::BRowB || v.lay == Lay::BColB) {
+    // The vector's layout seen through the result tile's: the dimension it spans is its own.
+    const Val r = blocked_val(L.c, o.results[0], o.id);
+    if ((v.lay == Lay::BRowB && !rows_match(v.blay, r.blay)) ||
+        (v.lay == Lay::BColB && !cols_match(v.blay, r.blay)))
+      L.c.fail(o.id, "the broadcast vector's layout differs from the tile's");
+  }
+  L.set(o.results.at(0), v);
+}
+
+void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  const int res = o.results.at(0);
+  const Val& a = L.val(o.operands.at(0), o.id);
+  if (a.lay == Lay::Splat) {
+    L.set(res, a);
+    return;
+  }
+  Val d = blocked_val(c, res, o.id);
+  if (a.lay == Lay::BRowB || a.lay == Lay::BColB)
+    c.fail(o.id, "layout conversion of a broadcast view is not implemented");
+  if (!is_blocked_lay(a.lay)) c.fail(o.id, "conversion between these layouts is not implemented");
+  d.contig = a.contig;
+  d.uniform_cols = a.uniform_cols && d.lay == a.lay;
+  if (same_distribution(a, d)) {
+    Val v = a;
+    v.blay = d.blay;
+    L.set(res, v);
+    return;
+  }
+  long long numel = 1;
+  for (int64_t n : c.type(res).shape) numel *= n;
+  d.cty = a.cty;
+  out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
+  out.body.push_back(code("bconvert(" + R(res) + ", " + R(a.storage) + ", " +
+                              scratch(c, numel * cty_bytes(a.cty), a.cty) + ", " + bar_text(c) +
+                              ");",
+                          c.note(o.id) + ": through shared memory"));
+  L.set(res, d);
+}
+
+void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  if (o.operands.size() != 1 || o.results.size() != 1 || o.regions.size() != 1 ||
+      o.regions[0].blocks.size() != 1)
+    c.fail(o.id, "only single-operand reductions are implemented");
+  const Val& a = L.val(o.operands[0], o.id);
+  if (a.lay != Lay::BTile) c.fail(o.id, "reductions of a broadcast view are not implemented");
+  const ttgir::Attribute* ax = o.attr("axis");
+  const long long axis = ax ? ax->as_int() : -1;
+  const ttgir::Block& b = o.regions[0].blocks[0];
+  if (b.args.size() != 2) c.fail(o.id, "a combine region takes two arguments");
+  const std::string& T = a.cty;
+  Text fn = "[](" + T + " " + R(b.args[0]) + ", " + T + " " + R(b.args[1]) + ") { ";
+  for (int id : b.ops) {
+    const ttgir::Op& x = c.op(id);
+    if (x.name == "tt.reduce.return") {
+      fn += "return " + R(x.operands.at(0)) + "; }";
+      break;
+    }
+    if (!is_scalar_op(c, id)) c.fail(id, "a combine region must be plain scalar math");
+    fn += "const " + scalar_ctype(c, c.type(x.results.at(0)), id) + " " + R(x.results.at(0)) +
+          " = " + scalar_expr(L, x) + "; ";
+  }
+  const int res = o.results[0];
+  const BLayout& l = a.blay;
+  const bool rank1 = c.type(o.operands[0]).shape.size() == 1;
+  if (rank1 || axis == 1) {
+    if (l.C < l.ct1()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
+    const Text scr = l.W1 > 1 ? scratch(c, 1LL * l.R * l.W1 * cty_bytes(T), T) : Text("nullptr");
+    if (rank1) {
+      out.body.push_back(decl(
+          T, res, "breduce_all(" + R(a.storage) + ", " + fn + ", " + scr + ", " + bar_text(c) + ")",
+          true, c.note(o.id)));
+      Val v;
+      v.lay = Lay::Scalar;
+      v.elem = c.type(res).name;
+      v.cty = T;
+      v.storage = res;
+      L.set(res, v);
+      return;
+    }
+    Val v = blocked_val(c, res, o.id);
+    out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+    out.body.push_back(code("breduce_cols(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " +
+                                scr + ", " + bar_text(c) + ");",
+                            c.note(o.id)));
+    L.set(res, v);
+    return;
+  }
+  if (axis != 0) c.fail(o.id, "reduction axis " + S(axis) + " is not implemented");
+  if (l.R < l.ct0()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
+  const Text scr = l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * cty_bytes(T), T) : Text("nullptr");
+  Val v = blocked_val(c, res, o.id);
+  out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+  out.body.push_back(code("breduce_rows(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " + scr +
+                              ", " + bar_text(c) + ");",
+                          c.note(o.id)));
+  L.set(res, v);
+}
+
+// The longest run of column slots a pointer tile moves as one vector: a power of two dividing S1,
+// at most 16 bytes, within the proven contiguity.
+int run_of(const Val& p, const Val& data) {
+  const int bytes = cty_bytes(data.cty);
+  int run = 1;
+  while (run * 2 <= p.contig && data.blay.S1 % (run * 2) == 0 && run * 2 * bytes <= 16) run *= 2;
+  return run;
+}
+
+void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  const int res = o.results.at(0);
+  Val v = blocked_val(c, res, o.id);
+  if (v.lay != Lay::BTile)
+    c.fail(o.id, "pointer loads of row or column vectors are not implemented (load a tile)");
+  const Val& p = L.val(o.operands.at(0), o.id);
+  if (p.lay != Lay::BTile) c.fail(o.id, "the pointers of a load must be a tensor of pointers");
+  adapter(L, o.operands[0], v, o.id);  // layout check
+  const Text mask =
+      o.operands.size() > 1 ? adapter(L, o.operands[1], v, o.id) : Text("bsplat(true)");
+  const Text other = o.operands.size() > 2 ? adapter(L, o.operands[2], v, o.id)
+                                           : Text("bsplat(static_cast<" + v.cty + ">(0))");
+  const int run = run_of(p, v);
+  out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+  out.body.push_back(code(
+      "bload<" + S(run) + ">(" + R(res) + ", " + R(p.storage) + ", " + mask + ", " + other + ");",
+      c.note(o.id) + (run > 1 ? ": runs of " + S(run) + " when aligned" : "")));
+  L.set(res, v);
+}
+
+void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  const Val& p = L.val(o.operands.at(0), o.id);
+  if (p.lay != Lay::BTile) c.fail(o.id, "the pointers of a store must be a tensor of pointers");
+  Val data = p;  // the stored elements' layout is the pointers'
+  data.cty = p.cty.substr(0, p.cty.size() - 1);
+  const Text x = adapter(L, o.operands.at(1), p, o.id);
+  const Text mask =
+      o.operands.size() > 2 ? adapter(L, o.operands[2], p, o.id) : Text("bsplat(true)");
+  const int run = run_of(p, data);
+  out.body.push_back(
+      code("bstore<" + S(run) + ">(" + R(p.storage) + ", " + x + ", " + mask + ");", c.note(o.id)));
+}
+
+}  // namespace
+
+void bind_smem_tile(Lower& L, int load_op, const sgraph::Buffer& b) {
+  const int res = L.c.op(load_op).results.at(0);
+  Val v = blocked_val(L.c, res, load_op);
+  if (v.lay != Lay::BTile) L.c.fail(load_op, "a TMA load into registers must give a tile");
+  v.smem_buffer = b.id;
+  L.set(res, v);
+}
+
+void materialize_smem_tiles(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  for (int value : o.operands) {
+    auto it = L.vals.find(value);
+    if (it == L.vals.end() || it->second.smem_buffer < 0) continue;
+    const Val& v = it->second;
+    const sgraph::Buffer& b = c.g.buffers.at(static_cast<size_t>(v.smem_buffer));
+    const ttgir::Op* ld = c.f.def_op(value);
+    Desc& d = desc_of(c, *ld);
+    const int64_t w = inner_box(c, d, ld->id);
+    if (d.block.size() != 2 || d.block[0] != v.blay.R || d.block[1] != v.blay.C)
+      c.fail(ld->id, "the loaded tile's shape differs from the descriptor block");
+    if (L.smem_declared.insert(value).second)
+      out.decls.push_back(
+          decl(blocked_ctype(v), value, {}, false, c.note(ld->id) + ": read from its ring slot"));
+    out.body.push_back(code("bload_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
+                                v.blay.text() + ">(" + R(value) + ", " + L.slot_addr(b) + ");",
+                            c.note(ld->id) + " -> registers (buffer " + S(b.id) + ")"));
+  }
+}
+
+// A blocked 16-bit tile stored through a TMA descriptor: written whole into its staging buffer in
+// the boxes' swizzled form, fenced, and stored box by box by one thread.
+void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
+                        const sgraph::Buffer& b, bool in_loop, std::vector<Stmt>& blk) {
+  Ctx& c = L.c;
+  if (v.lay != Lay::BTile) c.fail(o.id, "the stored value is not a register tile");
+  if (L.r.split_parts > 1) c.fail(o.id, "blocked tiles in a split role are not implemented");
+  if (v.cty != cuda_elem(c, d.elem, o.id) || elem_bytes(d.elem) != 2)
+    c.fail(o.id, "only 16-bit tiles of the descriptor's element type are stored");
+  if (d.block.size() != 2 || d.block[0] != v.blay.R || d.block[1] != v.blay.C)
+    c.fail(o.id, "stored tile shape differs from the descriptor block");
+  if (b.shape != std::vector<int>{v.blay.R, v.blay.C} || (b.depth != 1 && !in_loop))
+    c.fail(o.id, "staging buffer " + S(b.id) + " must hold the stored tile (once after a loop)");
+  const int64_t w = inner_box(c, d, o.id);
+  fix_box(c, d, {v.blay.R, w}, o.id);
+  const long long box_bytes = static_cast<long long>(v.blay.R) * w * d.elem_bytes;
+  const long long nbox = v.blay.C / w;
+  // In a loop the staging is a ring of `depth` tiles, slot = iteration % depth: the store that
+  // used this slot `depth` iterations ago must have read it, so at most depth - 1 of this
+  // thread's bulk groups may still be reading.
+  Text stage = c.buf_name(b.id);
+  if (in_loop) {
+    if (b.depth > 1) stage = "(" + L.slot_addr(b) + ")";
+    blk.push_back(
+        code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<" + S(b.depth - 1) + ">();",
+             "the store of this staging slot has read it"));
+    blk.push_back(code("warpgroup_sync(" + bar_text(c) + ");"));
+    L.stores_in_flight = true;
+  }
+  blk.push_back(code("bstore_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
+                     v.blay.text() + ">(" + stage + ", btile(" + R(v.storage) + "));"));
+  blk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
+  blk.push_back(code("warpgroup_sync(" + bar_text(c) + ");", "the whole tile is written"));
+  std::vector<Stmt> st;
+  st.push_back(
+      for_("int j = 0", "j < " + S(nbox), "++j",
+           {code("tma_store_2d(&" + d.map + ", " + stage + " + j * " + S(box_bytes) + "u, " +
+                 R(o.operands.at(2)) + " + j * " + S(w) + ", " + R(o.operands.at(1)) + ");")},
+           S(nbox) + " boxes"));
+  st.push_back(code("tma_commit();"));
+  std::vector<Stmt> one{tma_op(Stmt::Kind::TmaStore, st, {}, "")};
+  if (!in_loop) one.push_back(code("tma_wait<0>();", "stored (and staging read) before exit"));
+  blk.push_back(if_("thread_idx_in_warpgroup() == 0", one, "one thread stores the tile"));
+}
+
+void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out) {
+  if (L.r.warpgroups.size() != 1)
+    L.c.fail(o.id, "blocked tensors in a role of " +
+                       S(static_cast<long long>(L.r.warpgroups.size())) +
+                       " warpgroups are not implemented (one warpgroup holds a blocked tensor)");
+  const std::string& n = o.name;
+  if (n == "arith.constant") return b_constant(L, o, out);
+  if (n == "tt.splat") return b_splat(L, o, out);
+  if (n == "tt.make_range") return b_range(L, o, out);
+  if (n == "tt.expand_dims") return b_expand_dims(L, o, out);
+  if (n == "tt.broadcast") return b_broadcast(L, o, out);
+  if (n == "ttg.convert_layout") return b_convert(L, o, out);
+  if (n == "tt.reduce") return b_reduce(L, o, out);
+  if (n == "tt.load") return b_load(L, o, out);
+  if (n == "tt.store") return b_store(L, o, out);
+  if (float_element_fn(n) != nullptr || n == "tt.addptr" || n == "arith.extf" ||
+      n == "arith.truncf" || n.rfind("arith.", 0) == 0)
+    return b_elementwise(L, o, out);
+  L.c.fail(o.id, "no lowering of this op for blocked tensors");
+}
+
+}  // namespace sched2cu::emit

@@ -1,0 +1,96 @@
+// Unit tests of the blocked world of the emitter (docs/emitter.md, "Blocked layouts" and
+// "Index math"): the layouts TTGIR encodings give register tensors (with the emitter's two
+// choices: warps to the rows, 16-byte runs), and what the emitted code of case6 (LayerNorm, TMA
+// tiles in registers) and of the row_softmax harness case (pointer loads and stores with masks)
+// must contain. Behaviour of the kernels themselves is checked on the GPU (case6's ABI test,
+// `sched2cu check` of row_softmax).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "lower.h"
+#include "sched2cu/emit/emit.h"
+#include "sched2cu/sgraph/json_io.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sched2cu::emit;
+const fs::path kRoot = fs::path(SCHED2CU_SOURCE_DIR);
+const fs::path kCase6 = kRoot / "examples/case6_layernorm/schedule_graph.json";
+const fs::path kSoftmax = kRoot / "tests/harness/gpu_cases/row_softmax/schedule_graph.json";
+
+struct Fixture {
+  explicit Fixture(const fs::path& p) : g(sched2cu::sgraph::read_schedule_graph(p)) {}
+  sched2cu::sgraph::ScheduleGraph g;
+  const sched2cu::ttgir::Function& f = g.ir.function(g.kernel.name);
+  Ctx c{g, g.ir, f};
+  int value(const std::string& name) const {
+    for (const auto& v : f.values)
+      if (v.name == name) return v.id;
+    throw std::runtime_error("no value " + name);
+  }
+};
+
+TEST(BlockedLayouts, LayerNormTileKeepsWholeRowsInOneWarp) {
+  Fixture x(kCase6);
+  Lower L(x.c, x.g.launch.roles.at(1));
+  // #blocked = sizePerThread [1, 8], threadsPerWarp [1, 32], warpsPerCTA [2, 2]: the emitter
+  // moves the warps to the rows (nothing reduces along axis 0).
+  Val t = L.from_type(x.value("x_17"), 0);
+  EXPECT_EQ(t.lay, Lay::BTile);
+  EXPECT_EQ(L.ctype(t, 0), "BTile<float, BLay<8, 512, 1, 8, 1, 32, 4, 1>>");
+  Val m = L.from_type(x.value("mean"), 0);  // the row slice: one CTA tile of columns
+  EXPECT_EQ(m.lay, Lay::BRow);
+  EXPECT_EQ(L.ctype(m, 0), "BRow<float, BLay<8, 256, 1, 8, 1, 32, 4, 1>>");
+  // w's rank-1 load: 512 elements do not cover a 16-byte-run CTA tile (8 x 32 x 4), so Triton's
+  // one element per run stays.
+  Val w = L.from_type(x.value("w_2"), 0);
+  EXPECT_EQ(L.ctype(w, 0), "BTile<__half, BLay<1, 512, 1, 1, 1, 32, 1, 4>>");
+}
+
+TEST(BlockedLayouts, PointerLoadsGetSixteenByteRuns) {
+  Fixture x(kSoftmax);
+  Lower L(x.c, x.g.launch.roles.at(1));
+  // Triton's #blocked has sizePerThread [1] (it cannot prove the rows aligned); the emitter
+  // widens it to 8 f16 per run and checks alignment and masks at run time.
+  Val v = L.from_type(x.value("x_10"), 0);
+  EXPECT_EQ(L.ctype(v, 0), "BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>>");
+}
+
+std::string emitted(const fs::path& p) {
+  return emit_cuda(sched2cu::sgraph::read_schedule_graph(p), {});
+}
+
+TEST(BlockedEmit, RowSoftmaxLoadsMasksAndReductions) {
+  const std::string s = emitted(kSoftmax);
+  EXPECT_NE(s.find("bload<8>("), std::string::npos);
+  EXPECT_NE(s.find("bstore<8>("), std::string::npos);
+  EXPECT_NE(s.find("breduce_all("), std::string::npos);
+  // other = -inf of f16 is the bit pattern 0xFC00 of f16 (as an f32 pattern it was a denormal
+  // that rounds to 0, and a short row's masked lanes then added exp(-max) each to the sum).
+  EXPECT_NE(s.find("__ushort_as_half(static_cast<unsigned short>(0xFC00u))"), std::string::npos);
+  EXPECT_EQ(s.find("__uint_as_float(0xFC00u)"), std::string::npos);
+  // Index math is recomputed per reader: no mask or pointer tile is carried across stages.
+  EXPECT_EQ(s.find("BTile<bool, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> mask_7_54_c1"),
+            std::string::npos);
+  EXPECT_EQ(s.find("BTile<__half*, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_9_28_c1"),
+            std::string::npos);
+}
+
+TEST(BlockedEmit, LayerNormTilesThroughTmaAndTwoCtasPerSm) {
+  const std::string s = emitted(kCase6);
+  EXPECT_NE(s.find("bload_smem<0, 256, __half, BLay<8, 512, 1, 8, 1, 32, 4, 1>>"),
+            std::string::npos);
+  EXPECT_NE(s.find("TmaSwizzle::none"), std::string::npos);  // register-only tiles
+  EXPECT_NE(s.find("__launch_bounds__(kThreads, 2)"), std::string::npos);
+  EXPECT_NE(s.find("(2 * num_sms)"), std::string::npos);
+  EXPECT_NE(s.find("setmaxnreg_inc<232>"), std::string::npos);
+  EXPECT_NE(s.find("tma_wait_read<4>()"), std::string::npos);  // a 5-deep staging ring
+  // Empty and invalid tensors are the launcher's to answer, not the driver's.
+  EXPECT_NE(s.find("if (x == 0) return cudaSuccess;"), std::string::npos);
+  EXPECT_NE(s.find("if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;"),
+            std::string::npos);
+}
+
+}  // namespace

@@ -279,6 +279,34 @@ SCHED2CU_DEVICE void bload(BTile<T, L>& d, const BTile<T*, L>& p, const M& mask,
     }
 }
 
+// The same for a column vector (its slots are a tile row's: runs of Vec within S1), e.g. a
+// bias or weight vector loaded straight into the layout its users read it in.
+template <int Vec, class T, class L, class LP, class M, class O>
+SCHED2CU_DEVICE void bload(BCol<T, L>& d, const BCol<T*, LP>& p, const M& mask, const O& other) {
+  static_assert(L::kS1 % Vec == 0 && Vec * sizeof(T) <= 16, "a run lies within S1 slots");
+  constexpr int kBytes = Vec * static_cast<int>(sizeof(T));
+#pragma unroll
+  for (int c0 = 0; c0 < L::kCols; c0 += Vec) {
+    bool all = true;
+#pragma unroll
+    for (int k = 0; k < Vec; ++k) all &= static_cast<bool>(mask.at(0, c0 + k));
+    if (Vec > 1 && all && reinterpret_cast<uintptr_t>(p.v[c0]) % kBytes == 0) {
+      using V = typename VecOf<kBytes>::type;
+      union {
+        V u;
+        T x[Vec];
+      } w;
+      w.u = *reinterpret_cast<const V*>(p.v[c0]);
+#pragma unroll
+      for (int k = 0; k < Vec; ++k) d.v[c0 + k] = w.x[k];
+    } else {
+#pragma unroll
+      for (int k = 0; k < Vec; ++k)
+        d.v[c0 + k] = mask.at(0, c0 + k) ? *p.v[c0 + k] : static_cast<T>(other.at(0, c0 + k));
+    }
+  }
+}
+
 // *p = x where mask holds; the same run rule as bload.
 template <int Vec, class T, class L, class X, class M>
 SCHED2CU_DEVICE void bstore(const BTile<T*, L>& p, const X& x, const M& mask) {

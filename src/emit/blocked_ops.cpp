@@ -233,6 +233,69 @@ void b_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
   L.set(o.results.at(0), v);
 }
 
+int run_of(const Val& p, const Val& data);  // below
+
+// A value the emitter can recompute in any layout: pointer and index math from kernel arguments
+// and constants, a load through such pointers, conversions and casts of these. Function scope
+// only (a reload inside a loop would cost bandwidth every iteration).
+bool relayoutable(const Lower& L, int value, int depth) {
+  if (depth > 12) return false;
+  const Ctx& c = L.c;
+  auto it = L.vals.find(value);
+  if (it == L.vals.end()) return false;
+  if (it->second.lay == Lay::Splat || it->second.lay == Lay::Scalar) return true;
+  const ttgir::Op* d = c.f.def_op(value);
+  if (d == nullptr || c.loop_of_op(d->id) >= 0) return false;
+  const std::string& n = d->name;
+  const bool ok = n == "tt.make_range" || n == "ttg.convert_layout" || n == "tt.addptr" ||
+                  n == "arith.addi" || n == "arith.subi" || n == "arith.muli" ||
+                  n == "arith.cmpi" || n == "arith.extf" || n == "arith.truncf" || n == "tt.load";
+  if (!ok) return false;
+  for (int v : d->operands)
+    if (!relayoutable(L, v, depth + 1)) return false;
+  return true;
+}
+
+// Emits `value` recomputed in the distribution of `target` (its kind and layout) into `out`;
+// returns the adapter that reads it.
+Text relayout(Lower& L, int value, const Val& target, std::vector<Stmt>& out) {
+  Ctx& c = L.c;
+  const Val& v = L.vals.at(value);  // relayoutable() saw every value of the chain
+  if (v.lay == Lay::Splat || v.lay == Lay::Scalar)
+    return "bsplat(" + (v.lay == Lay::Scalar ? R(v.storage) : splat_text(v)) + ")";
+  const ttgir::Op& d = *c.f.def_op(value);
+  if (d.name == "ttg.convert_layout") return relayout(L, d.operands.at(0), target, out);
+  Val t = target;
+  t.cty = elem_ctype(c, c.type(value).element_type(), d.id);
+  const std::string name = c.ident(value) + "_as_" + c.ident(target.storage);
+  const char* kind = t.lay == Lay::BCol ? "bcol(" : t.lay == Lay::BRow ? "brow(" : "btile(";
+  out.push_back(
+      code(blocked_ctype(t) + " " + name + ";",
+           c.note(d.id) + " recomputed in the layout of %" + c.f.value(target.storage).name));
+  if (d.name == "tt.make_range") {
+    out.push_back(code("brange(" + name + ", " + S(d.attr("start")->ival) + ");"));
+  } else if (d.name == "tt.load") {
+    if (t.lay == Lay::BRow) c.fail(d.id, "internal: a reload into a row vector");
+    const Text p = relayout(L, d.operands.at(0), target, out);
+    const Text mask =
+        d.operands.size() > 1 ? relayout(L, d.operands[1], target, out) : Text("bsplat(true)");
+    const Text other = d.operands.size() > 2 ? relayout(L, d.operands[2], target, out)
+                                             : Text("bsplat(static_cast<" + t.cty + ">(0))");
+    // The pointer adapter names the tile; bload takes the tile itself.
+    const std::string pt = render(p, [&](int x, int) { return c.ident(x); });
+    const std::string pvar = pt.substr(pt.find('(') + 1, pt.size() - pt.find('(') - 2);
+    out.push_back(code("bload<" + S(run_of(L.val(d.operands[0], d.id), t)) + ">(" + name + ", " +
+                       pvar + ", " + mask + ", " + other + ");"));
+  } else {
+    const char* fbody = float_element_fn(d.name);
+    const std::string body = fbody ? std::string(fbody) : element_expr(c, d, t.cty);
+    Text call = "bmap(" + Text(name) + ", " + lambda_of(d.operands.size(), body);
+    for (int a : d.operands) call += ", " + relayout(L, a, target, out);
+    out.push_back(code(call + ");"));
+  }
+  return Text(kind) + name + ")";
+}
+
 void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   const int res = o.results.at(0);
@@ -251,6 +314,19 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
     Val v = a;
     v.blay = d.blay;
     L.set(res, v);
+    return;
+  }
+  if (c.loop_of_op(o.id) < 0 && relayoutable(L, o.operands[0], 0) && d.lay != Lay::BRow) {
+    // Recomputed (reloaded) in the new layout: no shared memory, no barriers. The source chain,
+    // if nothing else reads it, is dead code the compiler drops.
+    d.cty = a.cty;
+    const Text r = relayout(L, o.operands[0], d, out.body);
+    const std::string t = render(r, [&](int x, int) { return c.ident(x); });
+    out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
+    out.body.push_back(
+        code(R(res) + " = " + t.substr(t.find('(') + 1, t.size() - t.find('(') - 2) + ";",
+             c.note(o.id) + ": recomputed in the new layout"));
+    L.set(res, d);
     return;
   }
   long long numel = 1;
@@ -413,31 +489,43 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
   if (b.shape != std::vector<int>{v.blay.R, v.blay.C} || (b.depth != 1 && !in_loop))
     c.fail(o.id, "staging buffer " + S(b.id) + " must hold the stored tile (once after a loop)");
   const int64_t w = inner_box(c, d, o.id);
-  fix_box(c, d, {v.blay.R, w}, o.id);
+  if (d.fold > 1)
+    fix_box(c, d, {d.block[0] * d.fold, d.block[1] / d.fold}, o.id);
+  else
+    fix_box(c, d, {v.blay.R, w}, o.id);
   const long long box_bytes = static_cast<long long>(v.blay.R) * w * d.elem_bytes;
   const long long nbox = v.blay.C / w;
-  // In a loop the staging is a ring of `depth` tiles, slot = iteration % depth: the store that
-  // used this slot `depth` iterations ago must have read it, so at most depth - 1 of this
-  // thread's bulk groups may still be reading.
+  const Text row =
+      d.fold > 1 ? "(" + R(o.operands.at(1)) + ") * " + S(d.fold) : R(o.operands.at(1));
+  // In a loop the staging is a ring of `depth` tiles, slot = iteration % depth. With depth 1 the
+  // storing thread waits for the previous store's reads before anyone writes (a barrier before
+  // and one after the writes). With depth >= 2 one barrier per tile does both: before it, the
+  // storing thread lets at most depth - 2 of its stores still read, so when the barrier opens
+  // the store of the slot the next tile writes (depth - 1 tiles back) has read it.
   Text stage = c.buf_name(b.id);
+  const bool ring = in_loop && b.depth >= 2;
   if (in_loop) {
-    if (b.depth > 1) stage = "(" + L.slot_addr(b) + ")";
-    blk.push_back(
-        code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<" + S(b.depth - 1) + ">();",
-             "the store of this staging slot has read it"));
-    blk.push_back(code("warpgroup_sync(" + bar_text(c) + ");"));
     L.stores_in_flight = true;
+    if (ring) stage = "(" + L.slot_addr(b) + ")";
+    if (!ring) {
+      blk.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();",
+                         "the previous store has read the staging"));
+      blk.push_back(code("warpgroup_sync(" + bar_text(c) + ");"));
+    }
   }
   blk.push_back(code("bstore_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
                      v.blay.text() + ">(" + stage + ", btile(" + R(v.storage) + "));"));
   blk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
+  if (ring)
+    blk.push_back(
+        code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<" + S(b.depth - 2) + ">();",
+             "the next tile's staging slot is free once the barrier opens"));
   blk.push_back(code("warpgroup_sync(" + bar_text(c) + ");", "the whole tile is written"));
   std::vector<Stmt> st;
-  st.push_back(
-      for_("int j = 0", "j < " + S(nbox), "++j",
-           {code("tma_store_2d(&" + d.map + ", " + stage + " + j * " + S(box_bytes) + "u, " +
-                 R(o.operands.at(2)) + " + j * " + S(w) + ", " + R(o.operands.at(1)) + ");")},
-           S(nbox) + " boxes"));
+  st.push_back(for_("int j = 0", "j < " + S(nbox), "++j",
+                    {code("tma_store_2d(&" + d.map + ", " + stage + " + j * " + S(box_bytes) +
+                          "u, " + R(o.operands.at(2)) + " + j * " + S(w) + ", " + row + ");")},
+                    S(nbox) + " boxes"));
   st.push_back(code("tma_commit();"));
   std::vector<Stmt> one{tma_op(Stmt::Kind::TmaStore, st, {}, "")};
   if (!in_loop) one.push_back(code("tma_wait<0>();", "stored (and staging read) before exit"));

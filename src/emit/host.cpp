@@ -101,13 +101,16 @@ std::string lower_host(Ctx& c, const std::string& kname) {
     std::string dims, strides, box;
     for (size_t k = 0; k < rank; ++k) {
       size_t ir = rank - 1 - k;
-      dims += (k ? ", " : "") + std::string("static_cast<long long>(") +
-              host_expr(c, mk.operands[1 + ir], op) + ")";
+      std::string ext = host_expr(c, mk.operands[1 + ir], op);
+      // A folded map (Desc::fold) views [M, C] as [M * fold, C / fold].
+      if (d.fold > 1) ext = ir == 1 ? S(d.block[1] / d.fold) : "(" + ext + ") * " + S(d.fold);
+      dims += (k ? ", " : "") + std::string("static_cast<long long>(") + ext + ")";
       box += std::string(k ? ", " : "") + S(d.box[ir]) + "u";
       if (k + 1 < rank)
         strides += (k ? ", " : "") + std::string("static_cast<uint64_t>(") +
-                   host_expr(c, mk.operands[1 + rank + (rank - 2 - k)], op) + ") * " +
-                   S(d.elem_bytes) + "u";
+                   (d.fold > 1 ? S(d.block[1] / d.fold)
+                               : host_expr(c, mk.operands[1 + rank + (rank - 2 - k)], op)) +
+                   ") * " + S(d.elem_bytes) + "u";
     }
     const std::string R = S(static_cast<long long>(rank));
     o += "    const long long ext[" + R + "] = {" + dims + "};\n";

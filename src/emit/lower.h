@@ -24,6 +24,9 @@ struct Desc {
   std::vector<int64_t> block;  // block shape (dim 0 outermost)
   int swizzle = 0;             // bytes: 0, 32, 64, 128
   std::vector<int64_t> box;    // TMA box, dim 0 outermost; empty until a use fixes it
+  // Register-only tiles spanning whole contiguous rows wider than a TMA box: the map views the
+  // tensor as [rows * fold, cols / fold], so one box is one tile, row-major (plan_descriptors).
+  int fold = 1;
 };
 
 // What the emitter knows of one SSA value in the current role: its layout kind, its shape per

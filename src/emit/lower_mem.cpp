@@ -27,6 +27,7 @@ void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op) {
 int64_t inner_box(const Ctx& c, const Desc& d, int op) {
   if (d.block.size() != 2)
     c.fail(op, "2-D TMA expected, got rank " + S(static_cast<long long>(d.block.size())));
+  if (d.fold > 1) return d.block[1];  // one box is the whole tile (plan_descriptors)
   if (d.swizzle == 0) {
     // Register-only tiles (plan_descriptors): the widest box TMA takes, 256 elements.
     const int64_t w = std::min<int64_t>(256, d.block[1]);
@@ -160,9 +161,14 @@ void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out) {
                           R(o.operands.at(1)) + ");"));
   } else {
     const int64_t w = inner_box(c, d, o.id);
-    fix_box(c, d, {d.block[0], w}, o.id);
-    const int64_t nbox = d.block[1] / w;
-    const Text row = R(o.operands.at(1)), col = R(o.operands.at(2));
+    const int64_t nbox = d.fold > 1 ? 1 : d.block[1] / w;
+    Text row = R(o.operands.at(1)), col = R(o.operands.at(2));
+    if (d.fold > 1) {
+      fix_box(c, d, {d.block[0] * d.fold, d.block[1] / d.fold}, o.id);
+      row = "(" + row + ") * " + S(d.fold);  // the [rows * fold, cols / fold] view
+    } else {
+      fix_box(c, d, {d.block[0], w}, o.id);
+    }
     if (nbox == 1) {
       copies.push_back(
           code("tma_load_2d(" + dst + ", &" + d.map + ", " + bar + ", " + col + ", " + row + ");"));

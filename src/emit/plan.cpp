@@ -96,6 +96,29 @@ bool register_only(const Ctx& c, int desc) {
   return true;
 }
 
+long long const_value(const Ctx& c, int v) {
+  const ttgir::Op* d = c.f.def_op(v);
+  if (d == nullptr || d->name != "arith.constant") return -1;
+  const ttgir::Attribute* a = d->attr("value");
+  return a != nullptr && a->kind == ttgir::Attribute::Kind::Integer ? a->ival : -1;
+}
+
+// The fold of a register-only 2-D descriptor: its block spans whole rows (block width = tensor
+// width = row stride, all constants) wider than one 256-element TMA box, and every use reads
+// or writes at column 0. Then [M, C] is also [M * C / 256, 256] with the same bytes, and a
+// [R * C / 256, 256] box is the [R, C] tile, row-major.
+int row_fold(const Ctx& c, const ttgir::Op& mk, const Desc& d) {
+  if (d.block.size() != 2 || mk.operands.size() != 5) return 1;
+  const int64_t cols = d.block[1];
+  if (cols <= 256 || cols % 256 != 0) return 1;
+  if (const_value(c, mk.operands[2]) != cols || const_value(c, mk.operands[3]) != cols) return 1;
+  for (int u : c.f.value(mk.results.at(0)).users) {
+    const ttgir::Op& uo = c.op(u);
+    if (uo.operands.size() < 3 || const_value(c, uo.operands[2]) != 0) return 1;
+  }
+  return static_cast<int>(cols / 256);
+}
+
 }  // namespace
 
 void plan_descriptors(Ctx& c) {
@@ -115,7 +138,10 @@ void plan_descriptors(Ctx& c) {
     // from a blocked tile) gets the emitter's shared layout: unswizzled rows in the widest TMA
     // boxes, read and written conflict-free with 16-byte vectors (blocked.cuh), and a few large
     // copies instead of one per 128-byte swizzle span. wgmma operands keep the IR's swizzle.
-    if (register_only(c, o.results.at(0))) d.swizzle = 0;
+    if (register_only(c, o.results.at(0))) {
+      d.swizzle = 0;
+      d.fold = row_fold(c, o, d);
+    }
     c.descs[o.id] = d;
   }
 }

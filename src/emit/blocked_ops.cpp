@@ -54,7 +54,7 @@ Text scratch(Ctx& c, long long bytes, const std::string& cty) {
 }
 
 Text splat_text(const Val& v) {
-  const Text x = v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar);
+  Text x = v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar);
   if (!v.cty.empty() && v.cty.back() == '*') return "static_cast<" + v.cty + ">(" + x + ")";
   return x;
 }

@@ -95,25 +95,34 @@ std::string lower_host(Ctx& c, const std::string& kname) {
     o += "  CUtensorMap " + d.map + ";  // " + c.note(op) + "\n  {\n";
     // TMA needs a 16-byte aligned global base: a bad pointer is the caller's error, not the
     // driver's (cuTensorMapEncodeTiled would report it as a failed API call).
-    o += "    if (" + ptr + " == nullptr || reinterpret_cast<uintptr_t>(" + ptr +
-         ") % 16 != 0) return cudaErrorInvalidValue;\n";
+    o += "    if (";
+    o += ptr;
+    o += " == nullptr || reinterpret_cast<uintptr_t>(";
+    o += ptr;
+    o += ") % 16 != 0) return cudaErrorInvalidValue;\n";
     // TMA dimension 0 is the innermost (last IR dimension).
     std::string dims, strides, box;
     for (size_t k = 0; k < rank; ++k) {
       size_t ir = rank - 1 - k;
       std::string ext = host_expr(c, mk.operands[1 + ir], op);
       // A folded map (Desc::fold) views [M, C] as [M * fold, C / fold].
-      if (d.fold > 1) ext = ir == 1 ? S(d.block[1] / d.fold) : "(" + ext + ") * " + S(d.fold);
-      dims += (k ? ", " : "") + std::string("static_cast<long long>(") + ext + ")";
+      if (d.fold > 1 && ir == 1) ext = S(d.block[1] / d.fold);
+      if (d.fold > 1 && ir == 0) ext = std::string("(").append(ext).append(") * ") + S(d.fold);
+      dims += k ? ", static_cast<long long>(" : "static_cast<long long>(";
+      dims += ext;
+      dims += ")";
       box += std::string(k ? ", " : "") + S(d.box[ir]) + "u";
-      if (k + 1 < rank)
-        strides += (k ? ", " : "") + std::string("static_cast<uint64_t>(") +
-                   (d.fold > 1 ? S(d.block[1] / d.fold)
-                               : host_expr(c, mk.operands[1 + rank + (rank - 2 - k)], op)) +
-                   ") * " + S(d.elem_bytes) + "u";
+      if (k + 1 < rank) {
+        strides += k ? ", static_cast<uint64_t>(" : "static_cast<uint64_t>(";
+        strides += d.fold > 1 ? S(d.block[1] / d.fold)
+                              : host_expr(c, mk.operands[1 + rank + (rank - 2 - k)], op);
+        strides += ") * " + S(d.elem_bytes) + "u";
+      }
     }
     const std::string R = S(static_cast<long long>(rank));
-    o += "    const long long ext[" + R + "] = {" + dims + "};\n";
+    o += "    const long long ext[" + R + "] = {";
+    o += dims;
+    o += "};\n";
     // A negative extent (or one past TMA's 2^32) is the caller's error; cuTensorMapEncodeTiled
     // rejects a zero extent, and a kernel over an empty tensor has nothing to compute
     // (docs/abi.md).

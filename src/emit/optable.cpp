@@ -47,6 +47,15 @@ const char* element_fn(const std::string& n) {
       {"math.sqrt", "sqrtf(x0)"},
       {"math.rsqrt", "rsqrtf(x0)"},
       {"math.absf", "fabsf(x0)"},
+      // The libdevice-backed math Triton offers (tl.erf, tl.sin, tl.cos, tl.floor, tl.ceil,
+      // tl.fma; tanh through libdevice), at CUDA's full-precision functions.
+      {"math.erf", "erff(x0)"},
+      {"math.tanh", "tanhf(x0)"},
+      {"math.sin", "sinf(x0)"},
+      {"math.cos", "cosf(x0)"},
+      {"math.floor", "floorf(x0)"},
+      {"math.ceil", "ceilf(x0)"},
+      {"math.fma", "fmaf(x0, x1, x2)"},
   };
   auto it = m.find(n);
   return it == m.end() ? nullptr : it->second;
@@ -323,9 +332,11 @@ const std::map<std::string, LowerFn>& op_table() {
           "tt.get_program_id", "tt.get_num_programs", "tt.addptr"})
       m[n] = lower_scalar;
     for (const char* n :
-         {"arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.maxnumf", "arith.minnumf",
-          "arith.maximumf", "arith.minimumf", "arith.negf", "math.exp2", "math.exp", "math.log2",
-          "math.log", "math.sqrt", "math.rsqrt", "math.absf"})
+         {"arith.addf",    "arith.subf",     "arith.mulf",     "arith.divf", "arith.maxnumf",
+          "arith.minnumf", "arith.maximumf", "arith.minimumf", "arith.negf", "math.exp2",
+          "math.exp",      "math.log2",      "math.log",       "math.sqrt",  "math.rsqrt",
+          "math.absf",     "math.erf",       "math.tanh",      "math.sin",   "math.cos",
+          "math.floor",    "math.ceil",      "math.fma"})
       m[n] = lower_elementwise;
     return m;
   }();

@@ -22,7 +22,7 @@ const std::vector<std::string>& supported_ops() {
         "arith.xori",
         // math
         "math.absf", "math.exp", "math.exp2", "math.fma", "math.log", "math.log2", "math.rsqrt",
-        "math.sqrt",
+        "math.sqrt", "math.erf", "math.tanh", "math.sin", "math.cos", "math.floor", "math.ceil",
         // scf
         "scf.for", "scf.if", "scf.yield",
         // tt

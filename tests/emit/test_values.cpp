@@ -120,6 +120,10 @@ TEST(OpTable, HoldsOneLoweringPerOp) {
     EXPECT_TRUE(t.count(n)) << n;
   for (const char* n : {"tt.make_range", "tt.addptr", "tt.load", "tt.store"})  // pointer world
     EXPECT_TRUE(t.count(n)) << n;
+  for (const char* n : {"math.erf", "math.tanh", "math.sin", "math.cos", "math.fma"}) {
+    EXPECT_TRUE(t.count(n)) << n;
+    EXPECT_NE(float_element_fn(n), nullptr) << n;  // elementwise on tensors and scalars
+  }
   EXPECT_FALSE(t.count("tt.histogram"));  // not lowered: a located error
 }
 

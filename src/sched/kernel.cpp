@@ -227,17 +227,21 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     role.split_parts = rp.split_parts;
     g.launch.roles.push_back(role);
   }
-  // CTAs per SM (docs/scheduler.md, "CTAs per SM"): a loop bound by the memory engine gains
-  // nothing from a faster consumer, but one warpgroup works on one tile at a time, so its
-  // per-tile latency (loads from the slot, reductions, the store) is exposed unless a second
-  // CTA on the SM overlaps it. Two CTAs when both fit: shared memory, and the consumer's
-  // register estimate within the halved register file.
+  // CTAs per SM (docs/scheduler.md, "CTAs per SM"): a memory-bound kernel gains nothing from a
+  // faster consumer, but one consumer warpgroup works on one tile (or chunk) at a time, so its
+  // latency is exposed unless more CTAs on the SM overlap it. Memory-bound: no tensor-core work
+  // anywhere, and the main loop is bound by the TMA engine or the kernel loads through
+  // pointers. The most CTAs (2 or 4) whose shared memory and consumer register estimate fit.
   if (main_loop >= 0 && g.launch.roles.size() == 2) {
     const auto& P = ks.plans[static_cast<size_t>(main_loop)];
-    bool tc = false;
-    for (const auto& n : built[static_cast<size_t>(main_loop)].g.nodes)
-      tc |= n.pipe == ddg::Pipe::TC;
-    if (!tc && P.mii.engine_pipe == "TMA" && P.mii.engine >= P.mii.issue) {
+    bool tc = false, global = false;
+    for (const auto& B : built)
+      for (const auto& n : B.g.nodes) {
+        tc |= n.pipe == ddg::Pipe::TC;
+        global |= n.op_class == "global_access";
+      }
+    const bool tma_bound = P.mii.engine_pipe == "TMA" && P.mii.engine >= P.mii.issue;
+    if (!tc && (tma_bound || global)) {
       const auto& b = t.budgets;
       const int64_t smem_cta =
           resident + (overlay ? std::max(rings_so_far, staging) : rings_so_far + staging) + 1024;
@@ -245,27 +249,42 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
       auto& prod = g.launch.roles[0];
       auto& cons = g.launch.roles[1];
       const int nc = static_cast<int>(cons.warpgroups.size());
-      const int64_t slots = b.regs_per_sm / 2 / b.threads_per_warpgroup;
-      int64_t share = std::min<int64_t>((slots - prod.regs) / nc,
-                                        std::min(b.setmaxnreg_max, b.max_regs_per_thread));
-      share = share / b.setmaxnreg_granularity * b.setmaxnreg_granularity;
       const int est = ks.partition.roles.at(1).est_regs;
-      if (2 * (smem_cta + 1024) <= sm_smem && share >= est && share >= b.setmaxnreg_min) {
-        g.launch.ctas_per_sm = 2;
-        cons.regs = static_cast<int>(share);
+      const int threads = 128 * g.launch.warpgroups;
+      int chosen = 1;
+      int64_t chosen_share = 0;
+      std::string why;
+      for (int k : {4, 2}) {
+        const int64_t slots = b.regs_per_sm / k / b.threads_per_warpgroup;
+        int64_t share = std::min<int64_t>((slots - prod.regs) / nc,
+                                          std::min(b.setmaxnreg_max, b.max_regs_per_thread));
+        share = share / b.setmaxnreg_granularity * b.setmaxnreg_granularity;
+        const bool fits = k * (smem_cta + 1024) <= sm_smem && share >= est &&
+                          share >= b.setmaxnreg_min && k * threads <= 2048;
+        if (fits) {
+          chosen = k;
+          chosen_share = share;
+          break;
+        }
+        if (why.empty())
+          why = std::to_string(smem_cta) + " B of shared memory per CTA, consumer estimate " +
+                std::to_string(est) + " regs vs " + std::to_string(share) + " at " +
+                std::to_string(k) + " CTAs";
+      }
+      const std::string bound =
+          tma_bound ? "bound by the TMA engine (memory)" : "memory-bound (loads through pointers)";
+      if (chosen > 1) {
+        g.launch.ctas_per_sm = chosen;
+        cons.regs = static_cast<int>(chosen_share);
         ks.partition.roles.at(1).regs = cons.regs;  // what --report prints
-        ks.notes.push_back("2 CTAs per SM: loop " + std::to_string(main_loop) +
-                           " is bound by the TMA engine (memory); a second CTA overlaps each "
-                           "tile's consumer latency (" +
+        ks.notes.push_back(std::to_string(chosen) + " CTAs per SM: the kernel is " + bound +
+                           "; more CTAs overlap each consumer's per-tile latency (" +
                            std::to_string(smem_cta) + " B of shared memory per CTA, consumer " +
-                           std::to_string(share) + " regs >= estimate " + std::to_string(est) +
-                           ")");
+                           std::to_string(chosen_share) + " regs >= estimate " +
+                           std::to_string(est) + ")");
       } else {
-        ks.notes.push_back("1 CTA per SM: loop " + std::to_string(main_loop) +
-                           " is memory-bound, but a second CTA does not fit (" +
-                           std::to_string(smem_cta) + " B of shared memory per CTA, consumer " +
-                           "estimate " + std::to_string(est) + " regs vs " + std::to_string(share) +
-                           " at 2 CTAs)");
+        ks.notes.push_back("1 CTA per SM: the kernel is " + bound +
+                           ", but a second CTA does not fit (" + why + ")");
       }
     }
   }

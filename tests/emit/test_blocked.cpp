@@ -76,6 +76,9 @@ TEST(BlockedEmit, RowSoftmaxLoadsMasksAndReductions) {
             std::string::npos);
   EXPECT_EQ(s.find("BTile<__half*, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_9_28_c1"),
             std::string::npos);
+  // Memory-bound through pointer loads, no shared memory to speak of: 4 CTAs per SM.
+  EXPECT_NE(s.find("__launch_bounds__(kThreads, 4)"), std::string::npos);
+  EXPECT_NE(s.find("(4 * num_sms)"), std::string::npos);
 }
 
 TEST(BlockedEmit, LayerNormTilesThroughTmaAndTwoCtasPerSm) {

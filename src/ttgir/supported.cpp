@@ -68,6 +68,40 @@ std::optional<Unsupported> first_unsupported(const Module& m) {
       for (const Region& reg : o.regions)
         if (reg.blocks.size() != 1)
           return Unsupported{f.name, o.id, "'" + o.name + "' with a multi-block region", o.loc.ir};
+      // Shapes every later stage divides by or allocates from: each extent positive and small
+      // enough that a tile's element count fits 2^31 (a zero extent was a SIGFPE in schedule,
+      // 2^31 - 1 a bad_alloc).
+      for (ValueId r : o.results) {
+        const Type& t = f.value(r).type;
+        if (t.kind != Type::Kind::Tensor && t.kind != Type::Kind::MemDesc) continue;
+        int64_t n = 1;
+        for (int64_t d : t.shape) {
+          if (d <= 0 || d > (int64_t{1} << 20) || (n *= d) > (int64_t{1} << 31))
+            return Unsupported{f.name, o.id,
+                               "tensor shape of '" + t.str() + "' (result of '" + o.name +
+                                   "'): every extent must be 1..2^20 and the element count "
+                                   "at most 2^31",
+                               o.loc.ir};
+        }
+      }
+      // A loop with results ends its body with an scf.yield of one value per result (the
+      // scheduler and the emitter read the yielded values by position); without results the
+      // printer leaves the yield out.
+      if (o.name == "scf.for" && !o.regions.empty() && !o.regions[0].blocks.empty()) {
+        const Block& body = o.regions[0].blocks[0];
+        const Op* y = body.ops.empty() ? nullptr : &f.op(body.ops.back());
+        if ((y == nullptr || y->name != "scf.yield") && !o.results.empty())
+          return Unsupported{f.name, o.id,
+                             "scf.for with " + std::to_string(o.results.size()) +
+                                 " result(s) whose body does not end with scf.yield",
+                             o.loc.ir};
+        if (y != nullptr && y->name == "scf.yield" && y->operands.size() != o.results.size())
+          return Unsupported{f.name, o.id,
+                             "scf.for with " + std::to_string(o.results.size()) +
+                                 " result(s) yields " + std::to_string(y->operands.size()) +
+                                 " values",
+                             y->loc.ir};
+      }
     }
   }
   return std::nullopt;

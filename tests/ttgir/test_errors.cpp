@@ -90,6 +90,29 @@ TEST(TtgirErrors, UnsupportedOpNamesSourceLine) {
   EXPECT_EQ(u->where.str(), "t.ttgir:4:5");
 }
 
+// Found by mutation (issue 12): a zero extent was a SIGFPE in `schedule`, a loop with results
+// but no scf.yield an internal vector::_M_range_check error. Both are located errors now.
+TEST(TtgirErrors, ZeroExtentTensorIsALocatedError) {
+  std::string text = kHead +
+                     "    %0 = tt.make_range {end = 0 : i32, start = 0 : i32} : tensor<0xi32, "
+                     "#blocked> loc(\"k.py\":2:3)\n" +
+                     kTail;
+  const std::string e = error_of(text);
+  EXPECT_EQ(e.rfind("t.ttgir:4:5: error: tensor shape of 'tensor<0xi32", 0), 0u) << e;
+  EXPECT_NE(e.find("every extent must be 1..2^20"), std::string::npos) << e;
+}
+
+TEST(TtgirErrors, LoopWithResultsButNoYieldIsALocatedError) {
+  std::string text = kHead +
+                     "    %0 = scf.for %i = %x to %x step %x iter_args(%a = %x) -> (i32)  : i32 {\n"
+                     "      %1 = arith.addi %a, %i : i32\n"
+                     "    }\n" +
+                     kTail;
+  const std::string e = error_of(text);
+  EXPECT_EQ(e.rfind("t.ttgir:4:5: error: scf.for with 1 result(s) whose body does not end", 0), 0u)
+      << e;
+}
+
 TEST(TtgirErrors, UnsupportedGenericOpInsideLoop) {
   std::string text = kHead +
                      "    scf.for %i = %x to %x step %x  : i32 {\n"

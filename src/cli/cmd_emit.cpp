@@ -7,8 +7,10 @@
 // subcommand is simply absent instead of breaking the whole binary.
 #if __has_include("sched2cu/emit/emit.h")
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
+#include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/emit/emit.h"
 #include "sched2cu/sgraph/json_io.h"
@@ -26,6 +28,12 @@ sched2cu::cli::Registrar reg("emit", 30, [](CLI::App& app) {
   sub->add_option("graph", args->graph, "schedule_graph.json to lower")->required();
   sub->add_option("-o,--output", args->out, "generated .cu file to write (default: stdout)");
   return std::function<int()>([args]() {
+    if (!args->out.empty() && args->out != "-") {
+      std::error_code ec;
+      if (std::filesystem::equivalent(args->graph, args->out, ec))
+        throw sched2cu::Error("emit: error: -o " + args->out +
+                              " is the input graph itself; refusing to overwrite it");
+    }
     auto g = sched2cu::sgraph::read_schedule_graph(args->graph);
     sched2cu::emit::Options opts;
     opts.graph_path = args->graph;

@@ -4,6 +4,7 @@
 #include "sched2cu/sgraph/validate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -53,6 +54,23 @@ struct Checker {
           bad("/launch/grid/" + std::to_string(a),
               "names \"" + n + "\", which is not a kernel parameter");
       }
+    }
+    for (size_t a = 0; a < g.launch.grid.size(); ++a)
+      if (g.launch.grid[a].kind == GridExpr::Kind::Int && g.launch.grid[a].value < 1)
+        bad("/launch/grid/" + std::to_string(a), "a constant extent must be >= 1");
+    // Names printed into generated C++ (comments, identifiers) must stay on their line.
+    auto printable = [](const std::string& s) {
+      for (unsigned char ch : s)
+        if (ch < 0x20 || ch == 0x7f) return false;
+      return true;
+    };
+    if (!printable(g.kernel.source))
+      bad("/kernel/source", "contains a control character (newline, NUL, ...)");
+    for (size_t i = 0; i < g.launch.roles.size(); ++i) {
+      const std::string& n = g.launch.roles[i].name;
+      bool ident = !n.empty();
+      for (unsigned char ch : n) ident &= std::isalnum(ch) != 0 || ch == '_';
+      if (!ident) bad("/launch/roles/" + std::to_string(i) + "/name", "must be a C identifier");
     }
     if (g.launch.raster_group < 0) bad("/launch/raster_group", "must be >= 0");
     if (g.launch.ctas_per_sm < 1 || g.launch.ctas_per_sm > 32)

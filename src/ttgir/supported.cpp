@@ -46,6 +46,19 @@ bool is_supported_op(const std::string& name) {
 }
 
 std::optional<Unsupported> first_unsupported(const Module& m) {
+  // The target the whole toolchain is for, one CTA per program, whole warps. Module attributes
+  // carry no location of their own: the message names the file and the attribute.
+  const SourceLoc mloc{m.file, 0, 0};
+  const Attribute* target = m.attr("ttg.target");
+  if (target != nullptr && target->text != "cuda:90")
+    return Unsupported{"", kNoId, "target '" + target->text + "' (only cuda:90, Hopper)", mloc};
+  const Attribute* ctas = m.attr("ttg.num-ctas");
+  if (ctas != nullptr && ctas->ival != 1)
+    return Unsupported{
+        "", kNoId, "ttg.num-ctas = " + std::to_string(ctas->ival) + " (only 1: no clusters)", mloc};
+  if (m.attr("ttg.num-warps") != nullptr && m.num_warps() < 1)
+    return Unsupported{
+        "", kNoId, "ttg.num-warps = " + std::to_string(m.num_warps()) + " (must be >= 1)", mloc};
   for (const Function& f : m.functions) {
     if (f.body.blocks.size() != 1)
       return Unsupported{f.name, kNoId, "multi-block function", f.loc.ir};
@@ -87,6 +100,16 @@ std::optional<Unsupported> first_unsupported(const Module& m) {
       // A loop with results ends its body with an scf.yield of one value per result (the
       // scheduler and the emitter read the yielded values by position); without results the
       // printer leaves the yield out.
+      if (o.name == "scf.for" && o.operands.size() >= 3) {
+        // A constant step <= 0 never ends (or never starts) the loop: Triton's range() rejects it.
+        const Op* st = f.def_op(o.operands[2]);
+        const Attribute* v = st && st->name == "arith.constant" ? st->attr("value") : nullptr;
+        if (v != nullptr && v->kind == Attribute::Kind::Integer && v->ival <= 0)
+          return Unsupported{
+              f.name, o.id,
+              "scf.for with the constant step " + std::to_string(v->ival) + " (must be >= 1)",
+              o.loc.ir};
+      }
       if (o.name == "scf.for" && !o.regions.empty() && !o.regions[0].blocks.empty()) {
         const Block& body = o.regions[0].blocks[0];
         const Op* y = body.ops.empty() ? nullptr : &f.op(body.ops.back());

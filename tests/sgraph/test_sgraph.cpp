@@ -250,3 +250,21 @@ TEST(SgraphValidate, CatchesBrokenSchedules) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by mutation (issue 12): a grid "0" launched nothing and reported success, and a newline
+// in a role name or kernel.source was pasted into the generated C++.
+TEST(SgraphValidate, ConstantGridExtentAndPrintedNames) {
+  ScheduleGraph g = read_schedule_graph(kFixture);
+  g.launch.grid[0] = GridExpr::integer(0);
+  g.launch.roles[0].name = "producer\n#include <evil>";
+  g.kernel.source = std::string("a.ttgir\n") + "int x;";
+  EXPECT_TRUE(has_problem(g, "/launch/grid/0", "must be >= 1"));
+  EXPECT_TRUE(has_problem(g, "/launch/roles/0/name", "C identifier"));
+  EXPECT_TRUE(has_problem(g, "/kernel/source", "control character"));
+  ScheduleGraph ok = read_schedule_graph(kFixture);
+  EXPECT_FALSE(has_problem(ok, "/launch/grid/0", ""));
+}
+
+}  // namespace

@@ -113,6 +113,36 @@ TEST(TtgirErrors, LoopWithResultsButNoYieldIsALocatedError) {
       << e;
 }
 
+TEST(TtgirErrors, ModuleAttributesOutsideTheTargetAreErrors) {
+  const std::string body = "    %0 = arith.addi %x, %x : i32 loc(\"k.py\":2:3)\n" + kTail;
+  auto with = [&](const std::string& attrs) {
+    std::string head = kHead;
+    const std::string from = "{\"ttg.num-warps\" = 4 : i32}";
+    head.replace(head.find(from), from.size(), attrs);
+    return error_of(head + body);
+  };
+  EXPECT_NE(with("{\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:80\"}")
+                .find("target 'cuda:80' (only cuda:90"),
+            std::string::npos);
+  EXPECT_NE(with("{\"ttg.num-warps\" = 4 : i32, \"ttg.num-ctas\" = 2 : i32}")
+                .find("ttg.num-ctas = 2 (only 1"),
+            std::string::npos);
+  EXPECT_NE(with("{\"ttg.num-warps\" = 0 : i32}").find("ttg.num-warps = 0 (must be >= 1)"),
+            std::string::npos);
+}
+
+TEST(TtgirErrors, ConstantLoopStepBelowOneIsAnError) {
+  std::string text = kHead +
+                     "    %c0 = arith.constant 0 : i32\n"
+                     "    scf.for %i = %x to %x step %c0  : i32 {\n"
+                     "      %1 = arith.addi %i, %i : i32\n"
+                     "    }\n" +
+                     kTail;
+  const std::string e = error_of(text);
+  EXPECT_EQ(e.rfind("t.ttgir:5:5: error: scf.for with the constant step 0 (must be >= 1)", 0), 0u)
+      << e;
+}
+
 TEST(TtgirErrors, UnsupportedGenericOpInsideLoop) {
   std::string text = kHead +
                      "    scf.for %i = %x to %x step %x  : i32 {\n"

@@ -154,10 +154,10 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       n.occupancy = k.occupancy;
       n.min_warps = c->min_warps;
       if (n.pipe == Pipe::CUDA || n.pipe == Pipe::SFU) {
-        int64_t in = 0, out = 0;
-        for (ValueId v : op.operands) in = std::max(in, reg_words(f.value(v).type));
-        for (ValueId r : op.results) out += reg_words(f.value(r).type);
-        n.narrows = out > 0 && out < in;
+        int64_t words_in = 0, words_out = 0;
+        for (ValueId v : op.operands) words_in = std::max(words_in, reg_words(f.value(v).type));
+        for (ValueId r : op.results) words_out += reg_words(f.value(r).type);
+        n.narrows = words_out > 0 && words_out < words_in;
       }
       if (n.pipe == Pipe::TC) {
         n.tc_hold = n.occupancy;

@@ -106,12 +106,12 @@ std::set<int> Expander::share_tile_storage() {
   }
   for (int y : shared) {
     c_.alias[y] = {root_of.at(y), 0};
-    auto& decls = lowered_.at(def_node_.at(y)).decls;
-    decls.erase(std::remove_if(decls.begin(), decls.end(),
-                               [&](const Stmt& d) {
-                                 return !d.var.pieces().empty() && d.var.pieces()[0].value == y;
-                               }),
-                decls.end());
+    auto& own_decls = lowered_.at(def_node_.at(y)).decls;
+    own_decls.erase(std::remove_if(own_decls.begin(), own_decls.end(),
+                                   [&](const Stmt& d) {
+                                     return !d.var.pieces().empty() && d.var.pieces()[0].value == y;
+                                   }),
+                    own_decls.end());
   }
   return shared;
 }

@@ -115,8 +115,8 @@ TEST(GridExpr, ParsePrintAndHostForm) {
   auto err = [](const std::string& text) {
     try {
       parse_grid_expr(text, "--grid");
-    } catch (const sched2cu::Error& e) {
-      return std::string(e.what());
+    } catch (const sched2cu::Error& ex) {
+      return std::string(ex.what());
     }
     return std::string();
   };

@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "sched2cu/common/diag.h"
+
 namespace sched2cu::harness {
 
 namespace fs = std::filesystem;
@@ -52,6 +54,10 @@ std::vector<std::string> discover_cases(const fs::path& examples) {
 }
 
 std::vector<std::string> select_cases(const fs::path& examples, const std::string& arg) {
+  std::error_code dir_ec;
+  if (!fs::is_directory(examples, dir_ec))
+    throw Error("--examples: error: " + examples.string() +
+                " is not a directory (the corpus of case directories)");
   if (trim(arg).empty() && arg.find(',') == std::string::npos) return discover_cases(examples);
   std::vector<std::string> out;
   std::stringstream ss(arg);
@@ -60,6 +66,16 @@ std::vector<std::string> select_cases(const fs::path& examples, const std::strin
     std::string n = trim(item);
     while (n.size() > 1 && n.back() == '/') n.pop_back();
     if (n.empty()) continue;
+    // A case is a directory under the examples dir: an absolute path replaced the examples dir
+    // (`--cases /` walked the whole file system) and `..` left it (regen rewrote fixtures
+    // outside the corpus).
+    const fs::path rel(n);
+    bool escapes = rel.is_absolute() || rel.has_root_name() || rel.has_root_directory();
+    for (const auto& part : rel) escapes |= part == "..";
+    if (escapes)
+      throw Error("--cases: error: '" + n +
+                  "' is not a case directory relative to the examples dir " + examples.string() +
+                  " (no absolute paths, no '..')");
     fs::path d = examples / n;
     std::error_code ec;
     if (!fs::exists(d / kSpecFile, ec) && fs::is_directory(d, ec)) {

@@ -2,6 +2,8 @@
 // rows, the byte-order sort, and --cases expansion.
 #include <gtest/gtest.h>
 
+#include "sched2cu/common/diag.h"
+
 #include <fstream>
 
 #include "sched2cu/harness/cases.h"
@@ -44,6 +46,23 @@ TEST_F(Corpus, CasesExpansion) {
             (std::vector<std::string>{"case1_a", "case1_a", "nope", "case3_nospec"}));
   EXPECT_TRUE(select_cases(root, ",").empty());
   EXPECT_EQ(select_cases(root, ""), discover_cases(root));
+}
+
+// Found by a hostile user (issue 12): `--cases /` walked the whole file system and `--cases
+// ../x` let regen rewrite fixtures outside the corpus.
+TEST_F(Corpus, CasesOutsideTheExamplesDirAreErrors) {
+  for (const char* bad : {"/", "/etc", "../case1_a", "case1_a/../../x", "case1_a,/tmp"}) {
+    try {
+      select_cases(root, bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const sched2cu::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("not a case directory relative to"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(select_cases(root, "case1_a"), (std::vector<std::string>{"case1_a"}));
+  // `list --examples /nonexistent` printed an empty table and exited 0.
+  EXPECT_THROW(select_cases(root / "no_such_corpus", ""), sched2cu::Error);
 }
 
 TEST_F(Corpus, Inspect) {

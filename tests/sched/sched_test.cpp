@@ -106,6 +106,25 @@ TEST(Mii, RecurrencesWithOneAndSeveralBackEdges) {
   EXPECT_EQ(m.mii, 500);
 }
 
+// Found by mutation (issue 12): a straight chain of 10,000 ops ran more than 280 s in the
+// positive-circuit test (Floyd-Warshall over the whole body, once per binary-search step). The
+// test now relaxes longest paths per strongly connected component; the answers stay exact.
+TEST(Mii, LongChainsAndComponents) {
+  Ddg g;
+  const int n = 10000;
+  for (int i = 0; i < n; ++i) g.add_node(mk("x", Pipe::NONE, "none", 0, 0, 0));
+  for (int i = 0; i + 1 < n; ++i) g.add_edge(i, i + 1, 2, 0);
+  EXPECT_EQ(compute_mii(g).rec, 0);  // no loop-carried edge: no recurrence
+  g.add_edge(n - 1, n / 2, 3, 4);    // a circuit over the second half: (2 (n/2 - 1) + 3) / 4
+  EXPECT_EQ(compute_mii(g).rec, (2 * (n / 2 - 1) + 3 + 3) / 4);
+  // Two components: the tighter circuit (latency 40 over distance 1) sets RecMII.
+  g.add_node(mk("y", Pipe::NONE, "none", 0, 0, 0));
+  g.add_node(mk("z", Pipe::NONE, "none", 0, 0, 0));
+  g.add_edge(n, n + 1, 30, 0);
+  g.add_edge(n + 1, n, 10, 1);
+  EXPECT_EQ(compute_mii(g).rec, std::max<int64_t>(40, (2 * (n / 2 - 1) + 3 + 3) / 4));
+}
+
 TEST(Mii, ZeroDistanceCircuitIsAnError) {
   Ddg g;
   g.add_node(mk("a", Pipe::NONE, "none", 0, 0, 0));

@@ -30,7 +30,7 @@ std::vector<int> components(const ddg::Ddg& g, int& count) {
   std::vector<std::pair<int, size_t>> call;  // (node, next successor position)
   for (int root = 0; root < n; ++root) {
     if (index[static_cast<size_t>(root)] >= 0) continue;
-    call.push_back({root, 0});
+    call.emplace_back(root, 0);
     while (!call.empty()) {
       auto& [v, pos] = call.back();
       const auto uv = static_cast<size_t>(v);
@@ -43,7 +43,7 @@ std::vector<int> components(const ddg::Ddg& g, int& count) {
         const int w = succ[uv][pos++];
         const auto uw = static_cast<size_t>(w);
         if (index[uw] < 0)
-          call.push_back({w, 0});
+          call.emplace_back(w, 0);
         else if (on[uw])
           low[uv] = std::min(low[uv], index[uw]);
         continue;

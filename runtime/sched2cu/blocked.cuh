@@ -246,36 +246,42 @@ struct VecOf<2> {
   using type = uint16_t;
 };
 
-// d = mask ? *p : other. Runs of Vec consecutive column slots (Vec divides S1, and the emitter
-// proved the pointers of a run consecutive) are read as one vector when the whole run is unmasked
-// and its first address is aligned to the vector, checked at run time; otherwise element by
-// element, so a masked tail or an unaligned row is correct, only slower.
+// One run of Vec slots starting at slot e (column slot c0 of row slot r): d = mask ? *p : other,
+// as one vector when the whole run is unmasked and its first address is aligned to the vector
+// (checked at run time), element by element otherwise, so a masked tail or an unaligned row is
+// correct, only slower. The emitter proved the run's pointers consecutive (Vec divides S1).
+template <int Vec, class T, class M, class O>
+SCHED2CU_DEVICE void bload_run(T* d, T* const* p, const M& mask, const O& other, int r, int c0) {
+  constexpr int kBytes = Vec * static_cast<int>(sizeof(T));
+  bool all = true;
+#pragma unroll
+  for (int k = 0; k < Vec; ++k) all &= static_cast<bool>(mask.at(r, c0 + k));
+  if (Vec > 1 && all && reinterpret_cast<uintptr_t>(p[0]) % kBytes == 0) {
+    using V = typename VecOf<kBytes>::type;
+    union {
+      V u;
+      T x[Vec];
+    } w;
+    w.u = *reinterpret_cast<const V*>(p[0]);
+#pragma unroll
+    for (int k = 0; k < Vec; ++k) d[k] = w.x[k];
+  } else {
+#pragma unroll
+    for (int k = 0; k < Vec; ++k)
+      d[k] = mask.at(r, c0 + k) ? *p[k] : static_cast<T>(other.at(r, c0 + k));
+  }
+}
+
+// A tile through a tile of pointers, run by run.
 template <int Vec, class T, class L, class M, class O>
 SCHED2CU_DEVICE void bload(BTile<T, L>& d, const BTile<T*, L>& p, const M& mask, const O& other) {
   static_assert(L::kS1 % Vec == 0 && Vec * sizeof(T) <= 16, "a run lies within S1 slots");
-  constexpr int kBytes = Vec * static_cast<int>(sizeof(T));
 #pragma unroll
   for (int r = 0; r < L::kRows; ++r)
 #pragma unroll
     for (int c0 = 0; c0 < L::kCols; c0 += Vec) {
       const int e = r * L::kCols + c0;
-      bool all = true;
-#pragma unroll
-      for (int k = 0; k < Vec; ++k) all &= static_cast<bool>(mask.at(r, c0 + k));
-      if (Vec > 1 && all && reinterpret_cast<uintptr_t>(p.v[e]) % kBytes == 0) {
-        using V = typename VecOf<kBytes>::type;
-        union {
-          V u;
-          T x[Vec];
-        } w;
-        w.u = *reinterpret_cast<const V*>(p.v[e]);
-#pragma unroll
-        for (int k = 0; k < Vec; ++k) d.v[e + k] = w.x[k];
-      } else {
-#pragma unroll
-        for (int k = 0; k < Vec; ++k)
-          d.v[e + k] = mask.at(r, c0 + k) ? *p.v[e + k] : static_cast<T>(other.at(r, c0 + k));
-      }
+      bload_run<Vec>(d.v + e, p.v + e, mask, other, r, c0);
     }
 }
 
@@ -284,27 +290,8 @@ SCHED2CU_DEVICE void bload(BTile<T, L>& d, const BTile<T*, L>& p, const M& mask,
 template <int Vec, class T, class L, class LP, class M, class O>
 SCHED2CU_DEVICE void bload(BCol<T, L>& d, const BCol<T*, LP>& p, const M& mask, const O& other) {
   static_assert(L::kS1 % Vec == 0 && Vec * sizeof(T) <= 16, "a run lies within S1 slots");
-  constexpr int kBytes = Vec * static_cast<int>(sizeof(T));
 #pragma unroll
-  for (int c0 = 0; c0 < L::kCols; c0 += Vec) {
-    bool all = true;
-#pragma unroll
-    for (int k = 0; k < Vec; ++k) all &= static_cast<bool>(mask.at(0, c0 + k));
-    if (Vec > 1 && all && reinterpret_cast<uintptr_t>(p.v[c0]) % kBytes == 0) {
-      using V = typename VecOf<kBytes>::type;
-      union {
-        V u;
-        T x[Vec];
-      } w;
-      w.u = *reinterpret_cast<const V*>(p.v[c0]);
-#pragma unroll
-      for (int k = 0; k < Vec; ++k) d.v[c0 + k] = w.x[k];
-    } else {
-#pragma unroll
-      for (int k = 0; k < Vec; ++k)
-        d.v[c0 + k] = mask.at(0, c0 + k) ? *p.v[c0 + k] : static_cast<T>(other.at(0, c0 + k));
-    }
-  }
+  for (int c0 = 0; c0 < L::kCols; c0 += Vec) bload_run<Vec>(d.v + c0, p.v + c0, mask, other, 0, c0);
 }
 
 // *p = x where mask holds; the same run rule as bload.

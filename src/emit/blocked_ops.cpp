@@ -17,7 +17,11 @@ bool is_blocked_lay(Lay l) {
 }
 
 bool blocked_op(const Lower& L, const ttgir::Op& o) {
-  if (o.name == "ttg.local_alloc") return false;  // a load's bytes, never registers
+  // A load's bytes (never registers); TMA loads and stores and yields keep their own table
+  // entries, which handle blocked tiles themselves (lower_mem.cpp, the expander's carries).
+  if (o.name == "ttg.local_alloc" || o.name == "tt.descriptor_load" ||
+      o.name == "tt.descriptor_store" || o.name == "scf.yield")
+    return false;
   bool blocked_operand = false;
   for (int v : o.operands) {
     auto it = L.vals.find(v);
@@ -94,13 +98,6 @@ Text adapter(const Lower& L, int value, const Val& res, int op) {
   return t + R(v.storage) + ")";
 }
 
-std::string lambda_of(size_t arity, const std::string& body) {
-  std::string s = "[](";
-  for (size_t i = 0; i < arity; ++i)
-    s += (i ? ", auto x" : "auto x") + S(static_cast<long long>(i));
-  return s + ") { return " + body + "; }";
-}
-
 void b_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   const int res = o.results.at(0);
@@ -109,7 +106,7 @@ void b_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (fbody != nullptr && v.elem != "f32")
     c.fail(o.id, "elementwise math on " + v.elem + " tensors is not implemented (f32 only)");
   const std::string body = fbody ? std::string(fbody) : element_expr(c, o, v.cty);
-  const std::string fn = lambda_of(o.operands.size(), body);
+  const std::string fn = lambda_text(o.operands.size(), "auto", body);
   bool uniform = true;
   for (int a : o.operands) uniform &= L.val(a, o.id).lay == Lay::Splat;
   if (uniform) {  // a uniform tensor: its one value as a scalar
@@ -289,7 +286,7 @@ Text relayout(Lower& L, int value, const Val& target, std::vector<Stmt>& out) {
   } else {
     const char* fbody = float_element_fn(d.name);
     const std::string body = fbody ? std::string(fbody) : element_expr(c, d, t.cty);
-    Text call = "bmap(" + Text(name) + ", " + lambda_of(d.operands.size(), body);
+    Text call = "bmap(" + Text(name) + ", " + lambda_text(d.operands.size(), "auto", body);
     for (int a : d.operands) call += ", " + relayout(L, a, target, out);
     out.push_back(code(call + ");"));
   }

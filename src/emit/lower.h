@@ -154,6 +154,8 @@ const std::map<std::string, LowerFn>& op_table();
 bool is_elementwise(const std::string& op_name);
 // The f32 expression of a float math op over x0, x1, ... (nullptr: none).
 const char* float_element_fn(const std::string& op_name);
+// The lambda `[](T x0, T x1, ...) { return body; }` every elementwise lowering passes to a map.
+std::string lambda_text(size_t arity, const std::string& param_type, const std::string& body);
 
 // Lowering state of one role: the value model, and the services op lowerings use.
 class Lower {

@@ -62,10 +62,7 @@ const char* element_fn(const std::string& n) {
 }
 
 std::string lambda(size_t arity, const std::string& body) {
-  std::string s = "[](";
-  for (size_t i = 0; i < arity; ++i)
-    s += (i ? ", float x" : "float x") + S(static_cast<long long>(i));
-  return s + ") { return " + body + "; }";
+  return lambda_text(arity, "float", body);
 }
 
 // Elementwise f32 math on tiles, row or column vectors (operands read through layout adapters),
@@ -346,5 +343,12 @@ const std::map<std::string, LowerFn>& op_table() {
 bool is_elementwise(const std::string& op_name) { return element_fn(op_name) != nullptr; }
 
 const char* float_element_fn(const std::string& op_name) { return element_fn(op_name); }
+
+std::string lambda_text(size_t arity, const std::string& param_type, const std::string& body) {
+  std::string s = "[](";
+  for (size_t i = 0; i < arity; ++i)
+    s += (i ? ", " : "") + param_type + " x" + S(static_cast<long long>(i));
+  return s + ") { return " + body + "; }";
+}
 
 }  // namespace sched2cu::emit

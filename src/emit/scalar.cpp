@@ -146,13 +146,9 @@ Text expr_over(const Ctx& c, const ttgir::Op& o, const std::string& ty,
   if (n == "tt.addptr") return "static_cast<" + ty + ">(" + arg(0) + ") + " + arg(1);
   if (const char* body = float_element_fn(n)) {
     // Float math the op table spells over x0, x1, ...: called on the operands.
-    std::string params;
     Text args;
-    for (size_t i = 0; i < o.operands.size(); ++i) {
-      params += (i ? ", float x" : "float x") + S(static_cast<long long>(i));
-      args += (i ? Text(", ") : Text()) + arg(i);
-    }
-    return "([](" + params + ") { return " + body + "; })(" + args + ")";
+    for (size_t i = 0; i < o.operands.size(); ++i) args += (i ? Text(", ") : Text()) + arg(i);
+    return "(" + lambda_text(o.operands.size(), "float", body) + ")(" + args + ")";
   }
   c.fail(op, "no scalar lowering for this op");
 }

@@ -28,8 +28,7 @@ Lowered Lower::lower(int op) {
       if (x.storage == st) x.partial = false;
   }
   materialize_smem_tiles(*this, o, out);
-  if (blocked_op(*this, o) && o.name != "tt.descriptor_store" && o.name != "scf.yield" &&
-      o.name != "tt.descriptor_load")
+  if (blocked_op(*this, o))
     lower_blocked(*this, o, out);
   else
     it->second(*this, o, out);

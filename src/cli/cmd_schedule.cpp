@@ -1,13 +1,51 @@
 // `sched2cu schedule IN.ttgir -o schedule_graph.json [--target FILE] [--exact-budget-ms N]
 // [--report] ...`: modulo-schedule a TTGIR kernel into a schedule graph. Only parses flags into
-// the scheduler's options struct and calls the library.
+// the scheduler's options struct and calls the library, from the repository root so that the
+// graph records its input path the same way from any working directory.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "command_registry.h"
+#include "sched2cu/common/file_util.h"
 #include "sched2cu/sched/kernel.h"
 
 namespace {
+
+namespace fs = std::filesystem;
+
+// Runs in `dir` for its lifetime, then returns to the previous working directory.
+class InDirectory {
+ public:
+  explicit InDirectory(const fs::path& dir) : old_(fs::current_path()) { fs::current_path(dir); }
+  ~InDirectory() {
+    std::error_code ec;
+    fs::current_path(old_, ec);
+  }
+  InDirectory(const InDirectory&) = delete;
+  InDirectory& operator=(const InDirectory&) = delete;
+
+ private:
+  fs::path old_;
+};
+
+// The graph records the path it is given (kernel.source, every IR location): give it the
+// input's repository-relative name (common/file_util.h), read from the repository root, so that
+// `sched2cu schedule pre_modulo.ttgir` inside a case directory writes the bytes `sched2cu regen`
+// writes from the root. Paths of the other options are made absolute first.
+std::string schedule_anywhere(const std::string& in, const std::string& out,
+                              sched2cu::sched::KernelOptions o) {
+  std::error_code ec;
+  if (!fs::is_regular_file(in, ec)) return sched2cu::sched::schedule_file(in, out, o);
+  if (!o.sched.target_path.empty())
+    o.sched.target_path = fs::absolute(o.sched.target_path).string();
+  const std::string abs_out = fs::absolute(out).string();
+  const std::string name = sched2cu::repo_relative_name(in);
+  auto root = sched2cu::repo_root_of(in);
+  if (!root) return sched2cu::sched::schedule_file(name, abs_out, o);  // absolute
+  InDirectory at(*root);
+  return sched2cu::sched::schedule_file(name, abs_out, o);
+}
 
 struct Args {
   std::string in, out;
@@ -46,7 +84,7 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--report", a->report, "print II, MII, optimality, stages, depths, partition");
   return std::function<int()>([a]() {
-    std::string rep = sched2cu::sched::schedule_file(a->in, a->out, a->o);
+    std::string rep = schedule_anywhere(a->in, a->out, a->o);
     if (a->report) std::fputs(rep.c_str(), stdout);
     return 0;
   });

@@ -1,5 +1,6 @@
-// Whole-file reads and atomic writes. Writes go to a temporary file in the same directory and are
-// renamed into place, so an interrupted run never leaves a half-written fixture behind.
+// Whole-file reads and atomic writes, and the repository-relative names that generated files
+// record. Writes go to a temporary file in the same directory and are renamed into place, so an
+// interrupted run never leaves a half-written fixture behind.
 #pragma once
 
 #include <filesystem>
@@ -17,5 +18,15 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
 
 // Writes `content` atomically; throws sched2cu::Error naming the path if it cannot.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
+
+// The repository holding `path`: the nearest ancestor directory of its absolute, symlink-resolved
+// form that holds `.git` (a checkout, worktree or submodule) or both `runtime/` and `examples/`
+// (a copy of the sched2cu tree without .git); nullopt when there is none.
+std::optional<std::filesystem::path> repo_root_of(const std::filesystem::path& path);
+
+// The name under which a generated file records `path` (the schedule graph's kernel.source and
+// IR locations): relative to repo_root_of(path) with '/' separators when there is one, else the
+// absolute, symlink-resolved path. Either way independent of the working directory.
+std::string repo_relative_name(const std::filesystem::path& path);
 
 }  // namespace sched2cu

@@ -35,6 +35,31 @@ std::string telling_line(const std::string& s) {
   return last;
 }
 
+RegenStep make_step(std::string file, std::string status, std::string detail,
+                    std::string log = "") {
+  return {std::move(file), std::move(status), std::move(detail), std::move(log)};
+}
+
+// `s` without trailing white space on any line and without leading or trailing empty lines.
+std::string trim_lines(const std::string& s) {
+  std::istringstream in(s);
+  std::string line, out, pending;
+  while (std::getline(in, line)) {
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (line.empty()) {
+      if (!out.empty()) pending += "\n";
+      continue;
+    }
+    if (!out.empty()) {
+      out += pending;
+      out += '\n';
+    }
+    out += line;
+    pending.clear();
+  }
+  return out;
+}
+
 bool triton_available(const std::string& python) {
   ProcOptions o;
   o.timeout_s = 120;
@@ -72,7 +97,7 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
     RegenCase rc;
     rc.name = name;
     if (!c.exists) {
-      rc.steps.push_back({"-", "error", "no such case dir"});
+      rc.steps.push_back(make_step("-", "error", "no such case dir"));
       rc.failed = true;
       out.push_back(rc);
       continue;
@@ -88,15 +113,18 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
       auto fresh = read_file_if_exists(produced);
       if (!r.ok() || !fresh) {
         std::string why = telling_line(r.err);
+        // The whole stderr too when it says more than its telling line.
+        const std::string err = trim_lines(r.err);
         rc.steps.push_back(
-            {file, "error", one_line(describe_exit(r) + (why.empty() ? "" : ": " + why), 160)});
+            make_step(file, "error", one_line(describe_exit(r) + (why.empty() ? "" : ": " + why)),
+                      err.empty() || err == why ? "" : describe_exit(r) + ":\n" + err));
         // Only a fixture that is committed is expected to be reproducible.
         if (fs::exists(c.dir / file)) rc.failed = true;
         return false;
       }
       auto old = read_file_if_exists(c.dir / file);
       std::string status = !old ? "new" : *old == *fresh ? "unchanged" : "changed";
-      rc.steps.push_back({file, status, ""});
+      rc.steps.push_back(make_step(file, status, ""));
       if (status != "unchanged") {
         if (opt.check)
           rc.failed |= status == "changed";
@@ -122,13 +150,13 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
         ttgir = (tmp.path / "pre_modulo.ttgir").string();
       }
     } else {
-      rc.steps.push_back({"pre_modulo.ttgir", "skipped",
-                          !c.kernel_py     ? "no kernel.py"
-                          : opt.skip_ttgir ? "--skip-ttgir"
-                                           : "Triton 3.6 is not importable"});
+      rc.steps.push_back(make_step("pre_modulo.ttgir", "skipped",
+                                   !c.kernel_py     ? "no kernel.py"
+                                   : opt.skip_ttgir ? "--skip-ttgir"
+                                                    : "Triton 3.6 is not importable"));
     }
     if (!fs::exists(fs::path(ttgir).is_absolute() ? fs::path(ttgir) : opt.root / ttgir)) {
-      rc.steps.push_back({"schedule_graph.json", "skipped", "no pre_modulo.ttgir"});
+      rc.steps.push_back(make_step("schedule_graph.json", "skipped", "no pre_modulo.ttgir"));
       out.push_back(rc);
       continue;
     }
@@ -137,7 +165,7 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
               {self, "schedule", ttgir, "-o", (tmp.path / "schedule_graph.json").string()})) {
       graph = tmp.path / "schedule_graph.json";
     } else {
-      rc.steps.push_back({"generated.cu", "skipped", "no schedule graph"});
+      rc.steps.push_back(make_step("generated.cu", "skipped", "no schedule graph"));
       out.push_back(rc);
       continue;
     }
@@ -150,26 +178,42 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
   return out;
 }
 
-int run_regen(const RegenOptions& opt) {
-  auto cases = regen_cases(opt);
+Table regen_table(const std::vector<RegenCase>& cases) {
   Table t;
   t.header = {"case", "pre_modulo.ttgir", "schedule_graph.json", "generated.cu"};
+  for (const auto& c : cases) {
+    std::vector<std::string> row = {c.name, "-", "-", "-"};
+    std::vector<std::string> notes(row.size());
+    for (const auto& s : c.steps) {
+      std::string cell = s.status + (s.detail.empty() ? "" : " (" + s.detail + ")");
+      size_t col = s.file == "-" ? 1 : 0;
+      for (size_t i = 1; i < t.header.size(); ++i) {
+        if (t.header[i] == s.file) col = i;
+      }
+      if (!col) continue;
+      row[col] = cell;
+      notes[col] = s.log;
+    }
+    t.rows.push_back(row);
+    t.notes.push_back(notes);
+  }
+  return t;
+}
+
+int run_regen(const RegenOptions& opt) {
+  auto cases = regen_cases(opt);
+  Table t = regen_table(cases);
   nlohmann::json j = nlohmann::json::array();
   int failed = 0;
   for (auto& c : cases) {
-    std::vector<std::string> row = {c.name, "-", "-", "-"};
     nlohmann::json jc = {
         {"case", c.name}, {"failed", c.failed}, {"steps", nlohmann::json::array()}};
     for (auto& s : c.steps) {
-      std::string cell = s.status + (s.detail.empty() ? "" : " (" + s.detail + ")");
-      for (size_t i = 1; i < t.header.size(); ++i) {
-        if (t.header[i] == s.file) row[i] = cell;
-      }
-      if (s.file == "-") row[1] = cell;
-      jc["steps"].push_back({{"file", s.file}, {"status", s.status}, {"detail", s.detail}});
+      nlohmann::json js = {{"file", s.file}, {"status", s.status}, {"detail", s.detail}};
+      if (!s.log.empty()) js["log"] = s.log;
+      jc["steps"].push_back(js);
     }
     failed += c.failed;
-    t.rows.push_back(row);
     j.push_back(jc);
   }
   std::fputs(render_table(t, false).c_str(), stdout);

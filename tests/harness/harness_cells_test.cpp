@@ -79,6 +79,7 @@ TEST(Improvement, RawGeneratedThroughputWithoutAHandwrittenKernel) {
 
 TEST(OneLine, SqueezesAndCuts) {
   EXPECT_EQ(one_line("a\n  b\tc\r\n"), "a b c");
+  EXPECT_EQ(one_line(std::string(300, 'x')), std::string(300, 'x'));  // no cut unless asked
   EXPECT_EQ(one_line(std::string(200, 'x'), 10), "xxxxxxx...");
 }
 
@@ -101,6 +102,18 @@ TEST(InterpretChild, ErrorJsonIsOneLine) {
   p.exit_code = 1;
   auto r = interpret_child(R"({"error":"line one\nline two"})", p);
   EXPECT_EQ(compare_cell(r), "(error: line one line two)");
+}
+
+// The whole message reaches the cell (the table, not the measurement, shortens it for display:
+// harness_table_test.cpp).
+TEST(InterpretChild, LongErrorKeptWhole) {
+  ProcResult p;
+  p.started = true;
+  p.exit_code = 1;
+  const std::string msg = "spec: " + std::string(200, 'y') + " the end";
+  auto r = interpret_child(R"({"error":")" + msg + R"("})", p);
+  EXPECT_EQ(r.error, msg);
+  EXPECT_EQ(check_cell(r), "(error: " + msg + ")");
 }
 
 TEST(InterpretChild, NothingWritten) {

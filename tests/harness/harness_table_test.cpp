@@ -148,7 +148,7 @@ std::vector<std::string> bold_cells_with_stdout(int fd, const char* force, const
     at += 4;
     const size_t end = out.find("\033[0m", at);
     if (end == std::string::npos) {
-      cells.push_back("(unterminated bold)");
+      cells.emplace_back("(unterminated bold)");
       break;
     }
     std::string c = out.substr(at, end - at);
@@ -199,3 +199,61 @@ TEST(Table, BoldPolicyStdoutTerminal) {
 }
 
 TEST(Table, WidthCountsCodePoints) { EXPECT_EQ(display_width("→x"), 2u); }
+
+// A cell wider than kMaxCellWidth code points is cut with "…" and a footnote number; the whole
+// text is listed under the table, keyed by the row's first cell and the column (the error of a
+// failing stage or measurement was cut off with "..." and lost).
+TEST(Table, LongCellsGoToFootnotesWhole) {
+  Table t;
+  t.header = {"case", "generated"};
+  const std::string msg = "(error: " + std::string(120, 'x') + " the end)";
+  t.rows = {{"case1", msg}, {"case2", "ok"}};
+  const std::string shown = msg.substr(0, kMaxCellWidth - 1) + "… [1]";
+  std::string rule;
+  for (size_t i = 0; i < display_width(shown) + 2; ++i) rule += "─";
+  const std::string want =
+      "\n"
+      "┌───────┬" +
+      rule +
+      "┐\n"
+      "│ case  │ generated" +
+      std::string(display_width(shown) - 9, ' ') +
+      " │\n"
+      "├───────┼" +
+      rule +
+      "┤\n"
+      "│ case1 │ " +
+      shown +
+      " │\n"
+      "│ case2 │ ok" +
+      std::string(display_width(shown) - 2, ' ') +
+      " │\n"
+      "└───────┴" +
+      rule +
+      "┘\n"
+      "\n"
+      "[1] case1, generated: " +
+      msg + "\n";
+  EXPECT_EQ(render_table(t, false), want);
+}
+
+// A note (the whole text behind a cell, e.g. every line of a stage's stderr) gives the cell a
+// footnote even when the cell itself is short; continuation lines are indented.
+TEST(Table, NotesAndMultiLineCells) {
+  Table t;
+  t.header = {"case", "a", "b"};
+  t.rows = {{"c1", "error (exited with status 1: first)", "two\nlines"}, {"c2", "x", "y"}};
+  t.notes = {{"", "exited with status 1:\nfirst\nsecond"}};
+  const std::string out = render_table(t, false);
+  EXPECT_NE(out.find("│ error (exited with status 1: first) [1] │ two… [2] │"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\n[1] c1, a: exited with status 1:\n    first\n    second\n"
+                     "[2] c1, b: two\n    lines\n"),
+            std::string::npos)
+      << out;
+  // No cut, no note: no footnote at all.
+  t.notes.clear();
+  t.rows = {{"c1", "short"}};
+  t.header = {"case", "a"};
+  EXPECT_EQ(render_table(t, false).find("[1]"), std::string::npos);
+}

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sched2cu/harness/table.h"
+
 namespace sched2cu::harness {
 
 struct RegenOptions {
@@ -26,7 +28,10 @@ struct RegenOptions {
 struct RegenStep {
   std::string file;    // pre_modulo.ttgir, schedule_graph.json, generated.cu
   std::string status;  // unchanged, changed, new, skipped, error
-  std::string detail;  // one line: why skipped, the error
+  std::string detail;  // one line, whole: why skipped, the error (how the stage exited and the
+                       // telling line of its stderr)
+  std::string log;     // error: how the stage exited and its whole stderr (every line), when
+                       // that says more than `detail`; else ""
 };
 
 struct RegenCase {
@@ -36,6 +41,9 @@ struct RegenCase {
 };
 
 std::vector<RegenCase> regen_cases(const RegenOptions& opt);
+// The table regen prints: one row per case, a column per fixture, cells "<status> (<detail>)";
+// a failing stage's whole stderr is the cell's note (listed under the table, table.h).
+Table regen_table(const std::vector<RegenCase>& cases);
 int run_regen(const RegenOptions& opt);
 
 }  // namespace sched2cu::harness

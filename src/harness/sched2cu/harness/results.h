@@ -48,8 +48,10 @@ struct Measurement {
   nlohmann::json raw;  // the child's JSON, for --json
 };
 
-// An error message squeezed onto one line and cut to `max` characters (with "...").
-std::string one_line(const std::string& msg, size_t max = 100);
+// An error message squeezed onto one line, whole unless `max` is given (then cut to `max`
+// characters with "..."). Cells keep errors whole: the table shortens them for display and lists
+// the whole text under it (table.h).
+std::string one_line(const std::string& msg, size_t max = std::string::npos);
 
 // Interprets a finished measurement child: its result-file text and exit. A child that timed
 // out, died by a signal, wrote nothing or wrote truncated JSON gives an error measurement; so

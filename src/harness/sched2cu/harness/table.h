@@ -1,5 +1,7 @@
-// Box-drawing table rendering for compare, check, bench and list. Widths count code points, and
-// bold (ESC[1m ... ESC[0m) wraps a cell after padding so alignment never depends on escapes.
+// Table rendering for compare, check, bench, regen and list: box drawing for the terminal. Widths
+// count code points, and bold (ESC[1m ... ESC[0m) wraps a cell after padding so alignment never
+// depends on escapes. A cell wider than kMaxCellWidth, one holding a line break, or one with a
+// note is shown shortened with a footnote number, and its whole text is listed under the table.
 #pragma once
 
 #include <string>
@@ -7,14 +9,25 @@
 
 namespace sched2cu::harness {
 
+// Widest cell shown in full, in code points (an error message longer than this is cut in the
+// cell with "…" and given whole in a footnote).
+inline constexpr size_t kMaxCellWidth = 100;
+
 struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   std::vector<std::vector<bool>> bold;  // per row, per column; may be shorter (no bold)
+  // Per row, per column; may be shorter; "" = none: the whole text behind a cell when it says
+  // more than the cell (every line of a failing stage's stderr). A cell with a note gets a
+  // footnote whose text is the note; other cells get one only when shortened.
+  std::vector<std::vector<std::string>> notes;
 };
 
 // The table with a leading empty line, a top rule, the header, a rule, the rows and a bottom
-// rule, each line ending in '\n'.
+// rule, each line ending in '\n'; then, when some cell was shortened or has a note, an empty
+// line and one footnote per such cell in row order: "[n] <row's first cell>, <column>: <whole
+// text>", continuation lines indented by four spaces. The shortened cell reads "<start>… [n]"
+// (a cell with only a note: "<cell> [n]").
 std::string render_table(const Table& t, bool use_bold);
 
 // Bold policy for stdout: never with NO_COLOR set (non-empty); always with FORCE_COLOR set

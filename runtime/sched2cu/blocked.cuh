@@ -1,16 +1,19 @@
-// Register values in blocked layouts (Triton's #ttg.blocked with order [1, 0], over the four warps
-// of one warpgroup) and their slices: tiles, row vectors (one value per row, what a reduction
-// along the columns leaves) and column vectors. Elementwise maps through operand adapters,
-// reductions (in-thread, warp shuffles, then shared memory across warps), global loads and
-// stores through pointer tiles with masks (16-byte vectors where the run is contiguous, aligned
-// and unmasked at run time, element by element otherwise), TMA-box shared-memory reads and
-// writes, and layout conversions through shared memory. Only layout arithmetic and memory access
-// live here, never kernel policy; every array index is a compile-time constant after unrolling.
+// Register values in blocked layouts (Triton's #ttg.blocked with order [1, 0], over the NW warps
+// of one role: the four of a warpgroup, or all of a cooperative role's warpgroups) and their
+// slices: tiles, row vectors (one value per row, what a reduction along the columns leaves) and
+// column vectors. Elementwise maps through operand adapters, reductions (in-thread, warp shuffles,
+// then shared memory across warps), global loads and stores through pointer tiles with masks
+// (16-byte vectors where the run is contiguous, aligned and unmasked at run time, element by
+// element otherwise), TMA-box shared-memory reads and writes, and layout conversions through shared
+// memory. Only layout arithmetic and memory access live here, never kernel policy; every array
+// index is a compile-time constant after unrolling.
 //
-// Layout BLay<R, C, S0, S1, T0, T1, W0, W1> of an R x C tensor: each thread holds S0 x S1
-// elements per repetition, lanes are T0 x T1 (lane = l0 * T1 + l1), warps W0 x W1 (warp =
-// w0 * W1 + w1); the CTA tile [S0 T0 W0, S1 T1 W1] repeats over the tensor, and a tensor smaller
-// than the CTA tile is replicated (coordinates wrap). Thread element e = r * kCols + c holds
+// Layout BLay<R, C, S0, S1, T0, T1, W0, W1, NW> of an R x C tensor: each thread holds S0 x S1
+// elements per repetition, lanes are T0 x T1 (lane = l0 * T1 + l1), warps W0 x W1 = NW (warp =
+// w0 * W1 + w1, the warp index modulo NW: a role's NW warps are contiguous, so that is a fixed
+// numbering of them, which is all a layout needs); the CTA tile [S0 T0 W0, S1 T1 W1] repeats over
+// the tensor, and a tensor smaller than the CTA tile is replicated (coordinates wrap). Thread
+// element e = r * kCols + c holds
 //   row(r) = ((r / S0) * CT0 + (w0 * T0 + l0) * S0 + r % S0) % R
 //   col(c) = ((c / S1) * CT1 + (w1 * T1 + l1) * S1 + c % S1) % C.
 #pragma once
@@ -23,10 +26,11 @@
 
 namespace sched2cu::rt {
 
-template <int R_, int C_, int S0, int S1, int T0, int T1, int W0, int W1>
+template <int R_, int C_, int S0, int S1, int T0, int T1, int W0, int W1, int NW = 4>
 struct BLay {
   static_assert(T0 * T1 == 32, "a blocked layout spans the 32 lanes of a warp");
-  static_assert(W0 * W1 == 4, "a blocked layout spans the 4 warps of a warpgroup");
+  static_assert(NW % 4 == 0 && W0 * W1 == NW, "a blocked layout spans the NW warps of its role");
+  static constexpr int kThreads = 32 * NW;  // the threads that sync around shared scratch
   static constexpr int R = R_, C = C_;
   static constexpr int kS0 = S0, kS1 = S1, kT0 = T0, kT1 = T1, kW0 = W0, kW1 = W1;
   static constexpr int CT0 = S0 * T0 * W0, CT1 = S1 * T1 * W1;
@@ -36,7 +40,7 @@ struct BLay {
   static constexpr int kCols = (C >= CT1 ? C / CT1 : 1) * S1;  // column slots per thread
   static constexpr int kN = kRows * kCols;
   SCHED2CU_DEVICE static int lane() { return static_cast<int>(threadIdx.x % 32); }
-  SCHED2CU_DEVICE static int warp() { return static_cast<int>((threadIdx.x / 32) % 4); }
+  SCHED2CU_DEVICE static int warp() { return static_cast<int>((threadIdx.x / 32) % NW); }
   SCHED2CU_DEVICE static int row(int r) {
     return ((r / S0) * CT0 + ((warp() / W1) * T0 + lane() / T1) * S0 + r % S0) % R;
   }
@@ -101,6 +105,32 @@ template <class T, class L>
 SCHED2CU_DEVICE BColRef<T, L> bcol(const BCol<T, L>& x) {
   return {x};
 }
+template <class T, class L>
+struct BRowTileRef {  // a one-row tile (one value per column) broadcast along the rows
+  const BTile<T, L>& t;
+  SCHED2CU_DEVICE T at(int, int c) const { return t.v[c]; }
+};
+template <class T, class L>
+SCHED2CU_DEVICE BRowTileRef<T, L> bcol(const BTile<T, L>& t) {
+  static_assert(L::R == 1, "only a one-row tile broadcasts as a column vector");
+  return {t};
+}
+// A column vector or one-row tile of the accumulator's column layout (BLay S1 = 2, T1 = 4: slot
+// k holds column 8 (k / 2) + 2 (lane % 4) + k % 2), read by accumulator-tile math at element
+// (slab, i) of the wgmma layout (column 8 (i / 4) + 2 (lane % 4) + i % 2), widened to f32.
+template <class X>
+struct MColBcast {
+  const X& x;
+  SCHED2CU_DEVICE float at(int, int i) const {
+    return static_cast<float>(x.v[(i / 4) * 2 + i % 2]);
+  }
+};
+template <class X>
+SCHED2CU_DEVICE MColBcast<X> mcol_bcast(const X& x) {
+  static_assert(X::Layout::kS1 == 2 && X::Layout::kT1 == 4 && X::Layout::kW1 == 1,
+                "the accumulator's column layout");
+  return {x};
+}
 template <class T>
 struct BSplat {
   T x;
@@ -153,8 +183,9 @@ SCHED2CU_DEVICE void brange(BRow<int, L>& d, int start) {
 // ---- reductions ------------------------------------------------------------------------------
 
 // Along the columns (axis 1): in-thread, then lanes xor 1 .. T1 / 2 (the l1 bits of the lane),
-// then, when W1 > 1, across warps through `scratch` (R * W1 values of this warpgroup) between two
-// syncs of named barrier `bar`. The emitter never asks for a reduction along a replicated axis.
+// then, when W1 > 1, across warps through `scratch` (R * W1 values of this role) between two
+// syncs of named barrier `bar` (the layout's kThreads threads). The emitter never asks for a
+// reduction along a replicated axis.
 template <class T, class L, class LD, class F, class P>
 SCHED2CU_DEVICE void breduce_cols(BRow<T, LD>& d, const BTile<T, L>& t, F f, P scratch, int bar) {
   static_assert(L::C >= L::CT1, "no reduction along a replicated axis");
@@ -173,7 +204,7 @@ SCHED2CU_DEVICE void breduce_cols(BRow<T, LD>& d, const BTile<T, L>& t, F f, P s
     if (L::lane() % L::kT1 == 0)
 #pragma unroll
       for (int r = 0; r < L::kRows; ++r) scratch[L::row(r) * L::kW1 + w1] = d.v[r];
-    warpgroup_sync(bar);
+    named_bar_sync(bar, L::kThreads);
 #pragma unroll
     for (int r = 0; r < L::kRows; ++r) {
       T x = scratch[L::row(r) * L::kW1];
@@ -181,13 +212,15 @@ SCHED2CU_DEVICE void breduce_cols(BRow<T, LD>& d, const BTile<T, L>& t, F f, P s
       for (int k = 1; k < L::kW1; ++k) x = f(x, scratch[L::row(r) * L::kW1 + k]);
       d.v[r] = x;
     }
-    warpgroup_sync(bar);  // scratch is reused by the next reduction
+    named_bar_sync(bar, L::kThreads);  // scratch is reused by the next reduction
   }
 }
 
-// Along the rows (axis 0): in-thread, lanes xor T1 .. (T0 / 2) * T1, then across the W0 warps.
-template <class T, class L, class LD, class F, class P>
-SCHED2CU_DEVICE void breduce_rows(BCol<T, LD>& d, const BTile<T, L>& t, F f, P scratch, int bar) {
+// Along the rows (axis 0), this thread's rows only: a partial column sum (every thread holding a
+// column keeps its own share) that bcol_partial_reduce completes, e.g. once after a loop that
+// accumulates partials instead of once per iteration.
+template <class T, class L, class LD, class F>
+SCHED2CU_DEVICE void breduce_rows_partial(BCol<T, LD>& d, const BTile<T, L>& t, F f) {
   static_assert(L::R >= L::CT0, "no reduction along a replicated axis");
   static_assert(LD::kCols == L::kCols, "the column vector has the tile's columns");
 #pragma unroll
@@ -195,6 +228,17 @@ SCHED2CU_DEVICE void breduce_rows(BCol<T, LD>& d, const BTile<T, L>& t, F f, P s
     T x = t.v[c];
 #pragma unroll
     for (int r = 1; r < L::kRows; ++r) x = f(x, t.v[r * L::kCols + c]);
+    d.v[c] = x;
+  }
+}
+
+// Completes column partials: lanes xor T1 .. (T0 / 2) * T1, then across the W0 warps through
+// `scratch` (C * W0 values) between two syncs of named barrier `bar`.
+template <class T, class L, class F, class P>
+SCHED2CU_DEVICE void bcol_partial_reduce(BCol<T, L>& d, F f, P scratch, int bar) {
+#pragma unroll
+  for (int c = 0; c < L::kCols; ++c) {
+    T x = d.v[c];
 #pragma unroll
     for (int o = L::kT1; o < 32; o *= 2) x = f(x, __shfl_xor_sync(0xffffffffu, x, o));
     d.v[c] = x;
@@ -204,7 +248,7 @@ SCHED2CU_DEVICE void breduce_rows(BCol<T, LD>& d, const BTile<T, L>& t, F f, P s
     if (L::lane() / L::kT1 == 0)
 #pragma unroll
       for (int c = 0; c < L::kCols; ++c) scratch[L::col(c) * L::kW0 + w0] = d.v[c];
-    warpgroup_sync(bar);
+    named_bar_sync(bar, L::kThreads);
 #pragma unroll
     for (int c = 0; c < L::kCols; ++c) {
       T x = scratch[L::col(c) * L::kW0];
@@ -212,8 +256,15 @@ SCHED2CU_DEVICE void breduce_rows(BCol<T, LD>& d, const BTile<T, L>& t, F f, P s
       for (int k = 1; k < L::kW0; ++k) x = f(x, scratch[L::col(c) * L::kW0 + k]);
       d.v[c] = x;
     }
-    warpgroup_sync(bar);
+    named_bar_sync(bar, L::kThreads);
   }
+}
+
+// Along the rows (axis 0): in-thread, lanes xor T1 .. (T0 / 2) * T1, then across the W0 warps.
+template <class T, class L, class LD, class F, class P>
+SCHED2CU_DEVICE void breduce_rows(BCol<T, LD>& d, const BTile<T, L>& t, F f, P scratch, int bar) {
+  breduce_rows_partial(d, t, f);
+  bcol_partial_reduce(d, f, scratch, bar);
 }
 
 // A rank-1 tensor ([1, C] tile) reduced to a scalar, the same in every thread.
@@ -391,15 +442,17 @@ SCHED2CU_DEVICE void bstore_smem(uint8_t* base, const X& x) {
 
 // d = s in another layout (or vector kind) of the same logical tensor: every thread writes its
 // elements at their linear index into `scratch` (replicas write equal values), the warpgroup
-// syncs on `bar`, every thread reads its new elements, and syncs again before scratch is reused.
+// syncs on `bar` (the role's threads), every thread reads its new elements, and syncs again before
+// scratch is reused.
 template <class D, class Src, class T>
 SCHED2CU_DEVICE void bconvert(D& d, const Src& s, T* scratch, int bar) {
+  static_assert(D::Layout::kThreads == Src::Layout::kThreads, "one role holds both layouts");
 #pragma unroll
   for (int e = 0; e < Src::kCount; ++e) scratch[Src::lin(e)] = s.v[e];
-  warpgroup_sync(bar);
+  named_bar_sync(bar, Src::Layout::kThreads);
 #pragma unroll
   for (int e = 0; e < D::kCount; ++e) d.v[e] = scratch[D::lin(e)];
-  warpgroup_sync(bar);
+  named_bar_sync(bar, Src::Layout::kThreads);
 }
 
 }  // namespace sched2cu::rt

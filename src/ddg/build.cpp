@@ -399,7 +399,11 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
           for (OpId u : f.value(res).users) {
             int un = top(u);
             if (un < 0 || !seen.insert(un).second) continue;
-            if (g.nodes[un].pipe == Pipe::NONE && f.op(u).name.rfind("ttg.memdesc", 0) == 0)
+            // Views of the slot: memdesc ops, and a local_alloc of the loaded tile itself (a
+            // load that registers read too keeps the slot on the load; the alloc aliases it).
+            const bool alias = f.op(u).name == "ttg.local_alloc" && g.nodes[x].op == id;
+            if (g.nodes[un].pipe == Pipe::NONE &&
+                (f.op(u).name.rfind("ttg.memdesc", 0) == 0 || alias))
               frontier.push_back(un);
             else
               r.consumers.push_back(un);

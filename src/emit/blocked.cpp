@@ -32,25 +32,33 @@ const ttgir::Attribute* slice_parent(const Ctx& c, const ttgir::Type& t) {
   return rp.kind == ttgir::Attribute::Kind::Dialect && rp.text == "ttg.blocked" ? &rp : nullptr;
 }
 
-// Whether the emitter moves encoding `enc`'s warps from the columns to the rows: every rank-2
-// tensor of the encoding with more than one row has rows for four warps, and none is reduced
-// along axis 0 (which would then cross warps instead).
-bool warps_to_rows(const Ctx& c, const ttgir::Attribute& enc, int op) {
-  const auto spt = ints(c, enc, "sizePerThread", op), tpw = ints(c, enc, "threadsPerWarp", op),
-             wpc = ints(c, enc, "warpsPerCTA", op);
-  if (wpc.size() != 2 || wpc[1] == 1) return false;
-  const std::string key = enc.str();
+// Which axes the rank-2 tensors of encoding `enc` are reduced along (bit 0: axis 0, bit 1: axis 1).
+int reduced_axes(const Ctx& c, const std::string& key) {
+  int axes = 0;
   for (const auto& v : c.f.values) {
     const ttgir::Type& t = v.type;
     if (t.kind != ttgir::Type::Kind::Tensor || t.shape.size() != 2) continue;
     const ttgir::Attribute* e = resolved_encoding(c, t);
     if (e == nullptr || e->str() != key) continue;
-    if (t.shape[0] > 1 && t.shape[0] % (spt[0] * tpw[0] * 4) != 0) return false;
     for (int u : v.users) {
       const ttgir::Op& uo = c.op(u);
       const ttgir::Attribute* ax = uo.attr("axis");
-      if (uo.name == "tt.reduce" && ax != nullptr && ax->as_int() == 0) return false;
+      if (uo.name == "tt.reduce" && ax != nullptr) axes |= 1 << ax->as_int();
     }
+  }
+  return axes;
+}
+
+// Whether every rank-2 tensor of encoding `key` with more than one entry along `dim` covers
+// `per` x `n` entries along it (so that `n` warps can be placed there).
+bool fits_along(const Ctx& c, const std::string& key, int dim, int64_t per, int n) {
+  for (const auto& v : c.f.values) {
+    const ttgir::Type& t = v.type;
+    if (t.kind != ttgir::Type::Kind::Tensor || t.shape.size() != 2) continue;
+    const ttgir::Attribute* e = resolved_encoding(c, t);
+    if (e == nullptr || e->str() != key) continue;
+    const int64_t x = t.shape[static_cast<size_t>(dim)];
+    if (x > 1 && x % (per * n) != 0) return false;
   }
   return true;
 }
@@ -93,19 +101,28 @@ int widened_s1(const Ctx& c, const ttgir::Attribute& enc, int s1, int t1, int w1
   return want;
 }
 
+// The lanes along the columns (T1, at most the encoding's) that let all NW warps sit along the
+// columns of every tensor of encoding `key` with whole CTA tiles along the rows; 0 if none does.
+int lanes_for_columns(const Ctx& c, const std::string& key, const BLayout& b, int NW) {
+  for (int t1 = b.T1; t1 >= 1; t1 /= 2)
+    if (fits_along(c, key, 1, static_cast<int64_t>(b.S1) * t1, NW) &&
+        fits_along(c, key, 0, static_cast<int64_t>(b.S0) * (32 / t1), 1))
+      return t1;
+  return 0;
+}
+
 BLayout params_of(const Ctx& c, const ttgir::Attribute& enc, int op) {
   const auto spt = ints(c, enc, "sizePerThread", op), tpw = ints(c, enc, "threadsPerWarp", op),
              wpc = ints(c, enc, "warpsPerCTA", op);
   BLayout b;
-  int64_t warps = 1;
-  for (int64_t w : wpc) warps *= w;
-  if (warps != 4)
-    c.fail(op, "blocked layouts over " + S(warps) +
-                   " warps are not implemented (one warpgroup of 4 warps holds a blocked tensor)");
+  const int NW = c.blocked_warps;
+  b.NW = NW;
   if (spt.size() == 1) {
+    // A rank-1 tensor spreads over every warp of its role, whatever the encoding's count.
     b.S1 = static_cast<int>(spt[0]);
     b.T1 = static_cast<int>(tpw[0]);
-    b.W1 = static_cast<int>(wpc[0]);
+    b.W0 = 1;
+    b.W1 = NW;
     b.S1 = widened_s1(c, enc, b.S1, b.T1, b.W1);
     return b;
   }
@@ -119,9 +136,23 @@ BLayout params_of(const Ctx& c, const ttgir::Attribute& enc, int op) {
   b.T1 = static_cast<int>(tpw[1]);
   b.W0 = static_cast<int>(wpc[0]);
   b.W1 = static_cast<int>(wpc[1]);
-  if (warps_to_rows(c, enc, op)) {
-    b.W0 = 4;
+  // The encoding's warps are Triton's for the whole CTA; the role holding the tensor has NW.
+  // Reductions decide where they go: rows when nothing reduces along axis 0 (row sums stay in a
+  // warp), columns when only axis 0 is reduced, else the encoding's split rescaled.
+  const std::string key = enc.str();
+  const int axes = reduced_axes(c, key);
+  if ((axes & 1) == 0 && fits_along(c, key, 0, b.S0 * b.T0, NW)) {
+    b.W0 = NW;
     b.W1 = 1;
+  } else if (const int t1 = axes == 1 ? lanes_for_columns(c, key, b, NW) : 0; t1 > 0) {
+    // Column sums stay in a warp too: warps (and, where needed, lanes) move to the columns.
+    b.T1 = t1;
+    b.T0 = 32 / t1;
+    b.W0 = 1;
+    b.W1 = NW;
+  } else {
+    while (b.W0 * b.W1 > NW) (b.W1 > 1 ? b.W1 : b.W0) /= 2;
+    while (b.W0 * b.W1 < NW) (fits_along(c, key, 0, b.S0 * b.T0, b.W0 * 2) ? b.W0 : b.W1) *= 2;
   }
   b.S1 = widened_s1(c, enc, b.S1, b.T1, b.W1);
   return b;
@@ -131,13 +162,29 @@ BLayout params_of(const Ctx& c, const ttgir::Attribute& enc, int op) {
 
 std::string BLayout::text() const {
   return "BLay<" + S(R) + ", " + S(C) + ", " + S(S0) + ", " + S(S1) + ", " + S(T0) + ", " + S(T1) +
-         ", " + S(W0) + ", " + S(W1) + ">";
+         ", " + S(W0) + ", " + S(W1) + (NW == 4 ? std::string() : ", " + S(NW)) + ">";
+}
+
+// A column vector of the accumulator layout held in the blocked world: a 1 x N #nvidia_mma
+// tensor (what expand_dims of a column slice gives), or a column slice of a type other than f32
+// (index math, masks, pointers, 16-bit loads). Its elements sit where the accumulator's columns
+// do: per thread N / 4 columns 8 j + 2 (lane % 4) + {0, 1}, which is BLay S1 = 2, T1 = 4,
+// replicated over the other lanes and every warp; f32 column slices that accumulator math
+// produces stay ColVec, whose slots are the same.
+bool is_mma_col(const Ctx& c, const ttgir::Type& t, bool any_elem) {
+  if (t.kind != ttgir::Type::Kind::Tensor) return false;
+  const std::string k = c.m.encoding_kind(t);
+  if (k == "ttg.nvidia_mma") return t.shape.size() == 2 && t.shape[0] == 1;
+  if (k != "ttg.slice" || t.shape.size() != 1 || !has_mma_parent(c, t)) return false;
+  const ttgir::Attribute* d = c.m.encoding_param(t, "dim");
+  return d != nullptr && d->as_int() == 0 && (any_elem || t.element_type().name != "f32");
 }
 
 bool is_blocked_type(const Ctx& c, const ttgir::Type& t) {
   if (t.kind != ttgir::Type::Kind::Tensor) return false;
   const std::string k = c.m.encoding_kind(t);
   if (k == "ttg.blocked") return true;
+  if (is_mma_col(c, t, false)) return true;
   return k == "ttg.slice" && slice_parent(c, t) != nullptr;
 }
 
@@ -165,7 +212,25 @@ Val blocked_val(const Ctx& c, int value, int op) {
   v.cty = elem_ctype(c, t.element_type(), op);
   const std::string k = c.m.encoding_kind(t);
   BLayout b;
-  if (k == "ttg.blocked") {
+  if (is_mma_col(c, t, true)) {
+    b.S0 = 1;
+    b.S1 = 2;
+    b.T0 = 8;
+    b.T1 = 4;
+    b.W0 = c.blocked_warps;
+    b.W1 = 1;
+    b.NW = c.blocked_warps;
+    b.C = static_cast<int>(t.shape.back());
+    if (b.C % 8 != 0) c.fail(op, "a column vector of the accumulator layout needs N % 8 == 0");
+    b.mma_col = true;
+    if (t.shape.size() == 2) {
+      b.R = 1;
+      v.lay = Lay::BTile;
+    } else {
+      b.R = b.ct0();
+      v.lay = Lay::BCol;
+    }
+  } else if (k == "ttg.blocked") {
     b = params_of(c, *resolved_encoding(c, t), op);
     if (t.shape.size() == 1) {
       b.C = static_cast<int>(t.shape[0]);
@@ -199,6 +264,7 @@ Val blocked_val(const Ctx& c, int value, int op) {
   if (!tiles(b.R, b.S0 * b.T0 * b.W0) || !tiles(b.C, b.S1 * b.T1 * b.W1))
     c.fail(op, "tensor " + t.str() + " neither tiles nor replicates its layout's CTA tile");
   v.blay = b;
+  v.partial = c.col_partials.count(value) != 0;
   return v;
 }
 

@@ -49,11 +49,17 @@ int cty_bytes(const std::string& t) {
   return 4;
 }
 
-Text bar_text(const Ctx& c) { return S(c.bar_warpgroup()) + " + wg"; }
+// The named barrier of a blocked op's threads: its warpgroup's, or the role's when the layout
+// spans several warpgroups.
+Text bar_text(const Ctx& c) {
+  return c.blocked_warps > 4 ? Text(S(c.bar_role())) : S(c.bar_warpgroup()) + " + wg";
+}
 
-// Scratch of `bytes` per warpgroup, as a T* expression (kernel.cpp places it).
+// Scratch of `bytes` per warpgroup (per role when the layout spans several), as a T* expression
+// (kernel.cpp places it).
 Text scratch(Ctx& c, long long bytes, const std::string& cty) {
   c.scratch_bytes = std::max(c.scratch_bytes, (bytes + 15) / 16 * 16);
+  if (c.blocked_warps > 4) c.role_scratch.insert(c.blocked_role);
   return "reinterpret_cast<" + cty + "*>(scratch)";
 }
 
@@ -215,12 +221,18 @@ void b_expand_dims(Lower& L, const ttgir::Op& o, Lowered&) {
 void b_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
   Val v = L.val(o.operands.at(0), o.id);
   const bool same = L.c.type(o.operands[0]).shape == L.c.type(o.results.at(0)).shape;
+  // A one-row tile holds one value per column, as a column vector does: broadcast it as one.
+  if (v.lay == Lay::BTile && !same && v.blay.R == 1 && L.c.type(o.operands[0]).shape.size() == 2)
+    v.lay = Lay::BColB;
   if (!(v.lay == Lay::BRowB || v.lay == Lay::BColB || v.lay == Lay::Splat ||
         (v.lay == Lay::BTile && same)))
     L.c.fail(o.id,
              "broadcast of a materialized tile is not implemented (only of row/column "
              "vectors and splats)");
-  if (v.lay == Lay::BRowB || v.lay == Lay::BColB) {
+  const bool to_acc = !is_blocked_type(L.c, L.c.type(o.results[0]));
+  if (to_acc && !(v.lay == Lay::BColB && v.blay.mma_col))
+    L.c.fail(o.id, "only accumulator-layout column vectors broadcast into accumulator tiles");
+  if (!to_acc && (v.lay == Lay::BRowB || v.lay == Lay::BColB)) {
     // The vector's layout seen through the result tile's: the dimension it spans is its own.
     const Val r = blocked_val(L.c, o.results[0], o.id);
     if ((v.lay == Lay::BRowB && !rows_match(v.blay, r.blay)) ||
@@ -388,9 +400,18 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
   }
   if (axis != 0) c.fail(o.id, "reduction axis " + S(axis) + " is not implemented");
   if (l.R < l.ct0()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
-  const Text scr = l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * cty_bytes(T), T) : Text("nullptr");
   Val v = blocked_val(c, res, o.id);
   out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+  if (c.col_partials.count(res) != 0) {
+    // A deferred column sum (partial.cpp): this thread's rows only; lanes and warps later.
+    v.partial = true;
+    out.body.push_back(
+        code("breduce_rows_partial(" + R(res) + ", " + R(a.storage) + ", " + fn + ");",
+             c.note(o.id) + ": this thread's partial"));
+    L.set(res, v);
+    return;
+  }
+  const Text scr = l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * cty_bytes(T), T) : Text("nullptr");
   out.body.push_back(code("breduce_rows(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " + scr +
                               ", " + bar_text(c) + ");",
                           c.note(o.id)));
@@ -410,10 +431,10 @@ void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   const int res = o.results.at(0);
   Val v = blocked_val(c, res, o.id);
-  if (v.lay != Lay::BTile)
-    c.fail(o.id, "pointer loads of row or column vectors are not implemented (load a tile)");
+  if (v.lay != Lay::BTile && v.lay != Lay::BCol)
+    c.fail(o.id, "pointer loads of row vectors are not implemented (load a tile or a column)");
   const Val& p = L.val(o.operands.at(0), o.id);
-  if (p.lay != Lay::BTile) c.fail(o.id, "the pointers of a load must be a tensor of pointers");
+  if (p.lay != v.lay) c.fail(o.id, "the pointers of a load must be a tensor of pointers");
   adapter(L, o.operands[0], v, o.id);  // layout check
   const Text mask =
       o.operands.size() > 1 ? adapter(L, o.operands[1], v, o.id) : Text("bsplat(true)");
@@ -443,6 +464,16 @@ void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
 
 }  // namespace
 
+Stmt reduce_col_partial(Lower& L, const Val& v, int op) {
+  Ctx& c = L.c;
+  const BLayout& l = v.blay;
+  const Text scr =
+      l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * cty_bytes(v.cty), v.cty) : Text("nullptr");
+  return code("bcol_partial_reduce(" + R(v.storage) + ", " + lambda_text(2, v.cty, "x0 + x1") +
+                  ", " + scr + ", " + bar_text(c) + ");",
+              c.note(op) + " reads a deferred column sum: reduced here");
+}
+
 void bind_smem_tile(Lower& L, int load_op, const sgraph::Buffer& b) {
   const int res = L.c.op(load_op).results.at(0);
   Val v = blocked_val(L.c, res, load_op);
@@ -453,6 +484,8 @@ void bind_smem_tile(Lower& L, int load_op, const sgraph::Buffer& b) {
 
 void materialize_smem_tiles(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
+  // A local_alloc of the tile is a view of its slot (lower_local_alloc), not a register reader.
+  if (o.name == "ttg.local_alloc") return;
   for (int value : o.operands) {
     auto it = L.vals.find(value);
     if (it == L.vals.end() || it->second.smem_buffer < 0) continue;
@@ -530,10 +563,6 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
 }
 
 void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out) {
-  if (L.r.warpgroups.size() != 1)
-    L.c.fail(o.id, "blocked tensors in a role of " +
-                       S(static_cast<long long>(L.r.warpgroups.size())) +
-                       " warpgroups are not implemented (one warpgroup holds a blocked tensor)");
   const std::string& n = o.name;
   if (n == "arith.constant") return b_constant(L, o, out);
   if (n == "tt.splat") return b_splat(L, o, out);

@@ -17,6 +17,7 @@ std::string emit_cuda(const sgraph::ScheduleGraph& g, const Options& opts) {
   plan_descriptors(c);
   plan_smem(c);
   plan_quad_partials(c);
+  plan_col_partials(c);
   std::string body = lower_kernel(c);
   std::string host = lower_host(c, kname);
   const int threads = 128 * g.launch.warpgroups;

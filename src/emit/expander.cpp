@@ -192,6 +192,42 @@ void Expander::lower_nodes(std::vector<Stmt>& pre) {
   }
 }
 
+// When a slot's last reader is an MMA group and no later MMA of this role is issued between
+// that group and the slot's release, releasing there needs every group drained (wait_group 0),
+// which idles the tensor core until the next issue. The release then moves to right after this
+// role's next MMA issue, where one group may stay in flight: the slot is held at most one II
+// longer, and the pipeline never drains. Returns the release time (cycles of the graph).
+long long Expander::release_time(long long last, const std::vector<int>& mma_readers) const {
+  if (mma_readers.empty()) return last;
+  long long issued = LLONG_MIN;  // the latest issue of a reading group
+  for (int m : mma_readers) {
+    issued = std::max<long long>(issued, node(m).cycle);
+    // A group whose result registers the loop reads (attention's S, a rescaled O) is waited for
+    // there anyway; only an accumulator that is just carried makes the release the one drain.
+    const ttgir::Op& mo = c_.op(node(m).op);
+    for (int u : c_.f.value(mo.results.at(0)).users) {
+      const ttgir::Op& uo = c_.op(u);
+      if (uo.name != "scf.yield") return last;
+      // Carried: the next iteration's readers of the iter_arg, other than the MMA itself.
+      const ttgir::ForLoop fl = c_.f.for_loop(uo.parent_op);
+      for (size_t k = 0; k < fl.yielded.size(); ++k)
+        if (fl.yielded[k] == mo.results[0])
+          for (int r : c_.f.value(fl.iter_args[k]).users)
+            if (r != mo.id) return last;
+    }
+  }
+  long long next = LLONG_MAX;  // the role's first MMA issue after that group, in any iteration
+  for (int id : nodes_) {
+    const Node& n = node(id);
+    if (n.pipeline != "TC") continue;
+    long long t = n.cycle;
+    if (t <= issued) t += ((issued - t) / ii_ + 1) * ii_;
+    next = std::min(next, t);
+  }
+  if (next == LLONG_MAX || next <= last) return last;  // a group can stay in flight already
+  return next;
+}
+
 void Expander::make_events() {
   // Normalize the role's stages (its earliest node is in stage 0 of the role).
   long long tmin = LLONG_MAX;
@@ -226,6 +262,7 @@ void Expander::make_events() {
           if (r.pipeline == "TC") mma.push_back(r.id);
         }
       if (last < 0) continue;
+      last = release_time(last, mma);
       Event w;
       w.kind = Event::Kind::WaitFull;
       w.ring = ch.ring;

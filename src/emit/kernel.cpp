@@ -36,6 +36,9 @@ int result_role(const Ctx& c, int li) {
 }
 
 std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<int>& prologue) {
+  // Blocked tensors span the role's warps, unless ping-pong warpgroups each work on their own.
+  c.blocked_warps = r.pingpong ? 4 : 4 * static_cast<int>(r.warpgroups.size());
+  c.blocked_role = r.id;
   Lower L(c, r);
   std::vector<Stmt> body;
   for (const auto& p : c.g.kernel.params) {  // kernel arguments: scalars (pointers included)
@@ -226,9 +229,16 @@ std::string lower_kernel(Ctx& c) {
   if (c.scratch_bytes > 0) {
     // Per-warpgroup scratch of the blocked reductions and conversions, after everything else.
     const long long off = (c.smem_bytes + 127) / 128 * 128;
-    head.push_back(
-        code("uint8_t* const scratch = smem + " + S(off) + " + wg * " + S(c.scratch_bytes) + ";",
-             "blocked-layout scratch, " + S(c.scratch_bytes) + " B per warpgroup"));
+    // A cooperative role of several warpgroups shares its first warpgroup's scratch, which holds
+    // its widest reduction (the role's warps are contiguous, and so are their scratch spans).
+    std::string base = "wg";
+    for (const sgraph::Role& r : c.g.launch.roles)
+      if (r.warpgroups.size() > 1 && !r.pingpong && c.role_scratch.count(r.id) != 0)
+        base = "(wg >= " + S(r.warpgroups.front()) + " && wg <= " + S(r.warpgroups.back()) + " ? " +
+               S(r.warpgroups.front()) + " : " + base + ")";
+    head.push_back(code("uint8_t* const scratch = smem + " + S(off) + " + " + base + " * " +
+                            S(c.scratch_bytes) + ";",
+                        "blocked-layout scratch, " + S(c.scratch_bytes) + " B per warpgroup"));
     c.smem_bytes = off + c.scratch_bytes * c.g.launch.warpgroups;
     if (c.smem_bytes + 1024 > c.g.target.smem_bytes)
       throw Error("emit: shared memory plan with the blocked-layout scratch needs " +

@@ -55,6 +55,8 @@ enum class Lay {
 // one row (R = 1); a slice keeps its parent's parameters with the dropped dimension one CTA tile.
 struct BLayout {
   int R = 1, C = 1, S0 = 1, S1 = 1, T0 = 1, T1 = 32, W0 = 1, W1 = 4;
+  int NW = 4;            // warps of the role holding the value (W0 * W1)
+  bool mma_col = false;  // the accumulator layout's columns (is_mma_col in blocked.cpp)
   std::string text() const;
   int ct0() const { return S0 * T0 * W0; }
   int ct1() const { return S1 * T1 * W1; }
@@ -74,7 +76,8 @@ struct Val {
   bool smem_trans = false;        // Smem: the memdesc's layout is transposed (memdesc_trans)
   int desc_op = -1;               // Desc: the tt.make_tensor_descriptor op
   int zero_iter = -1;    // the zero-initialized iter_arg this value equals on iteration 0, or -1
-  bool partial = false;  // Row: per-lane partials of a quad sum, not yet reduced (partial.cpp)
+  bool partial = false;  // Row: per-lane partials of a quad sum; BCol: per-thread partials of a
+                         // column sum; not yet reduced (partial.cpp)
   // Blocked world.
   std::string cty;  // C++ element type ("float", "__half", "int", "bool", "__half*")
   BLayout blay;
@@ -98,11 +101,18 @@ struct Ctx {
   long long smem_bytes = 0;
   // Row vectors held as per-lane partials of a quad sum (plan_quad_partials).
   std::set<int> quad_partials;
+  // Blocked column vectors held as per-thread partials of a column sum (plan_col_partials).
+  std::set<int> col_partials;
   // Names a value prints as another's (value, age): a loop result as its last yield's variable.
   std::map<int, std::pair<int, int>> alias;
   // Per-warpgroup scratch for blocked reductions across warps and layout conversions, placed
   // after the plan once every role is lowered (kernel.cpp).
   long long scratch_bytes = 0;
+  // Warps that hold a blocked tensor of the role being lowered: a warpgroup, or every warpgroup
+  // of a cooperative (non-ping-pong) consumer role.
+  int blocked_warps = 4;
+  int blocked_role = -1;       // the role being lowered (its id)
+  std::set<int> role_scratch;  // roles of several warpgroups whose blocked ops use scratch
 
   [[noreturn]] void fail(int op, const std::string& msg) const;
   std::string note(int op) const;  // "op 17 tt.descriptor_load"
@@ -227,6 +237,8 @@ bool has_mma_parent(const Ctx& c, const ttgir::Type& t);
 // -------------------------------------------------------------------------------------
 bool is_blocked_type(const Ctx& c, const ttgir::Type& t);  // #ttg.blocked or a slice of one
 std::string elem_ctype(const Ctx& c, const ttgir::Type& elem, int op);
+// The statement that completes a deferred column sum in place (lanes, then warps).
+Stmt reduce_col_partial(Lower& L, const Val& v, int op);
 Val blocked_val(const Ctx& c, int value, int op);  // a blocked tensor's layout from its type
 std::string blocked_ctype(const Val& v);
 bool same_distribution(const Val& a, const Val& b);
@@ -243,6 +255,9 @@ void materialize_smem_tiles(Lower& L, const ttgir::Op& o, Lowered& out);
 // ----------------------------------------------------------------------------------
 // Decides Ctx::quad_partials: row sums whose quad shuffles wait until after their loop.
 void plan_quad_partials(Ctx& c);
+// Decides Ctx::col_partials: column sums of blocked tiles whose reduction across lanes and warps
+// waits until after the loop they accumulate in (once per run of it, not once per iteration).
+void plan_col_partials(Ctx& c);
 
 // --- expander.cpp --------------------------------------------------------------------------------
 // The role's statements for scheduled loop `li` (nested loops recursively): declarations, trip

@@ -43,6 +43,11 @@ int64_t inner_box(const Ctx& c, const Desc& d, int op) {
 
 void lower_local_alloc(Lower& L, const ttgir::Op& o, Lowered&) {
   const sgraph::Buffer* b = L.c.buffer_of(o.id);
+  // A TMA-loaded tile that registers read too keeps its buffer on the load; an alloc of it
+  // is a view of the same slot (the schedule counts the alloc's readers as the slot's).
+  const ttgir::Op* src = o.operands.empty() ? nullptr : L.c.f.def_op(o.operands[0]);
+  if (b == nullptr && src != nullptr && src->name == "tt.descriptor_load")
+    b = L.c.buffer_of(src->id);
   if (b == nullptr)
     L.c.fail(o.id,
              "no buffer of the schedule graph holds this local_alloc (registers written "

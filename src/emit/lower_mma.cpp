@@ -1,6 +1,7 @@
 // ttng.warp_group_dot: one wgmma group per warpgroup (its 64-row slabs, K / k-step k-steps, one
-// commit). Operand majors come from the shared layouts (K-major A; B K-major when its layout is
-// transposed, as `k.T` through ttg.memdesc_trans gives, else MN-major); A from shared memory or
+// commit). Operand majors come from the shared layouts: A K-major unless transposed (`d.T` of a
+// loaded [K][M] tile through ttg.memdesc_trans: MN-major, 16-bit types only); B K-major when its
+// layout is transposed, as `k.T` gives, else MN-major. A from shared memory or
 // from registers (the packed or f32 accumulator tile a ttg.dot_op view names). The accumulator
 // starts from a zero constant or a folded zero init through scale-d, from a copy of its C operand,
 // or in place. Waits and ring releases around it are the expander's.
@@ -8,6 +9,17 @@
 #include "sched2cu/common/diag.h"
 
 namespace sched2cu::emit {
+
+namespace {
+
+// "wgmma_ss<N, TA, TB, Major::K, MB>(" with A's major switched to Major::MN.
+std::string mn_head(const std::string& ss_head) {
+  const std::string k = "Major::K, ";
+  const size_t at = ss_head.find(k);
+  return ss_head.substr(0, at) + "Major::MN, " + ss_head.substr(at + k.size());
+}
+
+}  // namespace
 
 void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
@@ -81,19 +93,31 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
   std::vector<Text> regs = {R(D)};
   if (va.lay == Lay::Smem) {
     const sgraph::Buffer& ba = L.smem_of(A, o.id);
-    if (va.smem_trans) c.fail(o.id, "an MN-major (transposed) A operand is not implemented");
+    // A: K-major unless its memdesc is transposed (`d.T` of a loaded [K][M] tile: MN-major).
+    const bool a_mn = va.smem_trans;
+    if (fp8 && a_mn)
+      c.fail(o.id, "8-bit wgmma needs a K-major A operand (its layout asks for MN-major)");
     const int swa = swizzle_of(c, ta, o.id);
     if (swa == 0) c.fail(o.id, "wgmma operands need a swizzled shared layout");
     const Text slot_a = L.slot_addr(ba);
+    const std::string head = a_mn ? mn_head(ss_head) : ss_head;
+    // MN-major: the M extent is split into boxes of `swa` bytes, each [K rows][swa]; a 64-row
+    // slab must start on a box boundary.
+    if (a_mn && (64 * elem_bytes(ea)) % swa != 0)
+      c.fail(o.id, "an MN-major A slab of 64 rows does not start on a " + S(swa) + "-byte box");
     for (int s = 0; s < slabs; ++s) {
       // Rows of this slab: the warpgroup's slice of the A tile, then 64 * s.
       const Text row0 =
           L.split() ? "(slice * " + S(vd.rows) + " + " + S(64LL * s) + ")" : Text(S(64LL * s));
+      const Text desc_a = a_mn ? "wgmma_desc_mn<" + S(swa) + ", " + S(ba.shape.at(0)) + ">(" +
+                                     slot_a + " + " + row0 + " / " + S(swa / elem_bytes(ea)) +
+                                     " * " + S(ba.shape.at(0) * swa) + ", ks)"
+                               : "wgmma_desc_k<" + S(swa) + ", " + S(ba.shape.at(0)) + ">(" +
+                                     slot_a + " + " + row0 + " * " + S(swa) + ", ks)";
       body.push_back(code("#pragma unroll"));
       body.push_back(for_("int ks = 0", "ks < " + S(ksteps), "++ks",
-                          {code(ss_head + R(D) + ".v[" + S(s) + "], wgmma_desc_k<" + S(swa) + ", " +
-                                S(ba.shape.at(0)) + ">(" + slot_a + " + " + row0 + " * " + S(swa) +
-                                ", ks), " + desc_b + ", " + scale + ");")}));
+                          {code(head + R(D) + ".v[" + S(s) + "], " + desc_a + ", " + desc_b + ", " +
+                                scale + ");")}));
     }
   } else if (va.lay == Lay::DotA) {
     if (va.rows != vd.rows || va.cols != K) c.fail(o.id, "the register A operand's shape differs");

@@ -14,16 +14,22 @@ Lowered Lower::lower(int op) {
   Lowered out;
   // A deferred quad sum read by an op that needs its value: reduce it across the quad, in place,
   // once (every view of the same variable sees the reduced value afterwards).
-  const bool makes_partial = !o.results.empty() && c.quad_partials.count(o.results[0]) != 0;
+  const bool makes_partial = !o.results.empty() && (c.quad_partials.count(o.results[0]) != 0 ||
+                                                    c.col_partials.count(o.results[0]) != 0);
   for (int v : o.operands) {
     auto vi = vals.find(v);
     if (makes_partial || vi == vals.end() || !vi->second.partial) continue;
-    if (c.loop_of_op(op) >= 0)
-      c.fail(op, "internal: a deferred quad sum is needed inside a scheduled loop");
     const int st = vi->second.storage;
-    out.body.push_back(
-        code("row_quad_reduce(" + R(st) + ", [](float x0, float x1) { return x0 + x1; });",
-             c.note(op) + " reads a deferred quad sum: reduced here"));
+    if (vi->second.lay == Lay::BCol) {
+      // Placed by plan_col_partials outside the loop the sum accumulates in.
+      out.body.push_back(reduce_col_partial(*this, vi->second, op));
+    } else {
+      if (c.loop_of_op(op) >= 0)
+        c.fail(op, "internal: a deferred quad sum is needed inside a scheduled loop");
+      out.body.push_back(
+          code("row_quad_reduce(" + R(st) + ", [](float x0, float x1) { return x0 + x1; });",
+               c.note(op) + " reads a deferred quad sum: reduced here"));
+    }
     for (auto& [id, x] : vals)
       if (x.storage == st) x.partial = false;
   }
@@ -158,6 +164,8 @@ Text Lower::operand(int value, Lay res, int op) const {
       }
       if (v.lay == Lay::RowB) return "row_bcast(" + R(v.storage) + ")";
       if (v.lay == Lay::ColB) return "col_bcast(" + R(v.storage) + ")";
+      // A blocked column vector in the accumulator's column layout (blocked.cpp, is_mma_col).
+      if (v.lay == Lay::BColB && v.blay.mma_col) return "mcol_bcast(" + R(v.storage) + ")";
       break;
     case Lay::Row:
       if (v.lay == Lay::Row) return "row(" + R(v.storage) + ")";

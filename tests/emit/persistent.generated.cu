@@ -112,9 +112,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           wgmma_fence_operand(acc_9_38);
         }
         for (int k1 = 1; k1 < T1; ++k1) {  // steady state: step k runs stage s of iteration k - s
-          wgmma_wait<0>();  // every wgmma group of this role is done
-          wgmma_fence_operand(acc_9_38);
-          if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
           ring1_0->wait_full(it1 + (k1));  // ring 0: data landed, stage 0
           wgmma_fence();  // op 30 ttng.warp_group_dot, node 4, stage 0
           #pragma unroll
@@ -123,6 +120,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
           wgmma_commit();
           wgmma_fence_operand(acc_9_38);
+          wgmma_wait<1>();  // the newest 1 wgmma group(s) may still run
+          wgmma_fence_operand(acc_9_38);
+          if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
         }
         {  // drain step 0: stages 1..1
           wgmma_wait<0>();  // every wgmma group of this role is done

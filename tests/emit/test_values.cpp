@@ -56,20 +56,22 @@ TEST(ValueModel, LayoutsFromEncodings) {
   EXPECT_EQ(L1.from_type(qk, x.op_of(qk)).rows, 128);
 }
 
-// case3 runs 8 warps: its blocked layouts span two warpgroups, which no register value holds.
-TEST(ValueModel, BlockedLayoutOverTwoWarpgroupsIsALocatedError) {
+// case3 runs 8 warps: its blocked layouts span two warpgroups. A cooperative role of both holds
+// them over its 8 warps (BLay's ninth parameter); a one-warpgroup role rescales the warps.
+TEST(ValueModel, BlockedLayoutOverTwoWarpgroups) {
   Fixture x;
-  Lower L(x.c, x.g.launch.roles.at(1));
   const int q = x.value("q");  // tensor<128x128xbf16, #blocked>, warpsPerCTA [8, 1]
-  try {
-    L.from_type(q, x.op_of(q));
-    FAIL() << "expected an error";
-  } catch (const sched2cu::Error& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("pre_modulo.ttgir:"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("blocked layouts over 8 warps"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("(from kernel.py:"), std::string::npos) << msg;
-  }
+  x.c.blocked_warps = 8;
+  Lower L(x.c, x.g.launch.roles.at(1));
+  const Val v8 = L.from_type(q, x.op_of(q));
+  EXPECT_EQ(v8.blay.NW, 8);
+  EXPECT_EQ(v8.blay.W0 * v8.blay.W1, 8);
+  EXPECT_EQ(L.ctype(v8, x.op_of(q)).substr(L.ctype(v8, x.op_of(q)).size() - 5), ", 8>>");
+  x.c.blocked_warps = 4;
+  Lower L4(x.c, x.g.launch.roles.at(1));
+  const Val v4 = L4.from_type(q, x.op_of(q));
+  EXPECT_EQ(v4.blay.W0 * v4.blay.W1, 4);
+  EXPECT_EQ(L4.ctype(v4, x.op_of(q)).find(", 8>>"), std::string::npos);
 }
 
 // The adapter an operand is read through depends on its layout and on the result's.

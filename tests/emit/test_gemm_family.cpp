@@ -1,0 +1,110 @@
+// Unit tests of the emitter's GEMM-family lowerings (docs/emitter.md): an MN-major (transposed)
+// A operand (case7's doutᵀ), blocked tensors spread over a cooperative role of two warpgroups,
+// deferred column sums (partial.cpp), column vectors of the accumulator layout loaded through
+// pointers (a bias per column), and ring releases that keep one MMA group in flight. Behaviour
+// on the GPU is `sched2cu check` of case7_wgrad_bias and of the harness's gemm_bt_gelu and
+// batched_gemm cases.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "lower.h"
+#include "sched2cu/emit/emit.h"
+#include "sched2cu/sgraph/json_io.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sched2cu::emit;
+const fs::path kRoot = fs::path(SCHED2CU_SOURCE_DIR);
+const fs::path kCase7 = kRoot / "examples/case7_wgrad_bias/schedule_graph.json";
+const fs::path kGelu = kRoot / "tests/harness/gpu_cases/gemm_bt_gelu/schedule_graph.json";
+
+struct Fixture {
+  explicit Fixture(const fs::path& p) : g(sched2cu::sgraph::read_schedule_graph(p)) {}
+  sched2cu::sgraph::ScheduleGraph g;
+  const sched2cu::ttgir::Function& f = g.ir.function(g.kernel.name);
+  Ctx c{g, g.ir, f};
+  int value(const std::string& name) const {
+    for (const auto& v : f.values)
+      if (v.name == name) return v.id;
+    throw std::runtime_error("no value " + name);
+  }
+};
+
+std::string emitted(const fs::path& p) {
+  return emit_cuda(sched2cu::sgraph::read_schedule_graph(p), {});
+}
+
+// The part of `s` from the first `from` to the next `to` after it.
+std::string between(const std::string& s, const std::string& from, const std::string& to) {
+  const size_t a = s.find(from);
+  if (a == std::string::npos) return {};
+  const size_t b = s.find(to, a + from.size());
+  return s.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
+TEST(GemmFamily, TransposedAIsAnMnMajorOperand) {
+  const std::string s = emitted(kCase7);
+  // doutᵀ: the loaded [64 M][128 K_out] tile read as A through ttg.memdesc_trans; each consumer
+  // warpgroup's 64-row slab is one 128-byte box of 64 K rows (8192 B) further.
+  EXPECT_NE(s.find("wgmma_ss<128, __half, __half, Major::MN, Major::MN>"), std::string::npos);
+  EXPECT_NE(s.find("wgmma_desc_mn<128, 64>(buf1 + Ring<5>::slot(it1 + (k1)) * 16384u + (slice * "
+                   "64 + 0) / 64 * 8192, ks)"),
+            std::string::npos);
+}
+
+TEST(GemmFamily, BlockedTensorsSpanBothWarpgroupsOfACooperativeRole) {
+  Fixture x(kCase7);
+  const sched2cu::sgraph::Role& consumer = x.g.launch.roles.at(1);
+  ASSERT_EQ(consumer.warpgroups.size(), 2U);
+  x.c.blocked_warps = 8;
+  Lower L(x.c, consumer);
+  // #blocked = [1, 8] x [2, 16] x warps [8, 1], reduced along axis 0 only: the emitter puts the
+  // 8 warps on the columns (16 each, two lanes across) so column sums stay inside a warp.
+  const Val d = L.from_type(x.value("d_11"), 0);
+  EXPECT_EQ(L.ctype(d, 0), "BTile<__half, BLay<64, 128, 1, 8, 16, 2, 1, 8, 8>>");
+  // Over one warpgroup the same encoding keeps 4 warps (its count rescaled, not an error).
+  x.c.blocked_warps = 4;
+  Lower L4(x.c, consumer);
+  const Val d4 = L4.from_type(x.value("d_11"), 0);
+  EXPECT_EQ(d4.blay.W0 * d4.blay.W1, 4);
+  EXPECT_EQ(d4.blay.NW, 4);
+}
+
+TEST(GemmFamily, ColumnSumIsReducedOncePerTileNotPerIteration) {
+  const std::string s = emitted(kCase7);
+  // Inside the M loop: this thread's rows only, no shuffles.
+  const std::string steady = between(s, "steady state: step k runs", "drain step");
+  EXPECT_NE(steady.find("breduce_rows_partial("), std::string::npos);
+  EXPECT_EQ(steady.find("bcol_partial_reduce("), std::string::npos);
+  EXPECT_EQ(steady.find("breduce_rows("), std::string::npos);
+  // After it, before the layout conversion for db's store.
+  const size_t red = s.find("bcol_partial_reduce(db_18_58_c1");
+  ASSERT_NE(red, std::string::npos);
+  EXPECT_LT(red, s.find("bconvert(v11_70, db_18_58_c1"));
+  // The slots the column sum reads are released after the next MMA issue, one group in flight.
+  EXPECT_NE(steady.find("wgmma_wait<1>()"), std::string::npos);
+  EXPECT_EQ(steady.find("wgmma_wait<0>()"), std::string::npos);
+}
+
+TEST(GemmFamily, BiasColumnLoadedInTheAccumulatorsColumnLayout) {
+  Fixture x(kGelu);
+  x.c.blocked_warps = 8;
+  Lower L(x.c, x.g.launch.roles.at(1));
+  // tensor<128xi32, #ttg.slice<{dim = 0, parent = #mma}>>: the accumulator's columns
+  // (8 j + 2 (lane % 4) + {0, 1}) as a blocked column vector.
+  const Val r = L.from_type(x.value("offs_n_5"), 0);
+  EXPECT_EQ(r.lay, Lay::BCol);
+  EXPECT_TRUE(r.blay.mma_col);
+  EXPECT_EQ(L.ctype(r, 0), "BCol<int, BLay<64, 128, 1, 2, 8, 4, 8, 1, 8>>");
+  const std::string s = emitted(kGelu);
+  EXPECT_NE(s.find("bload<2>(bias_12_42, bias_11_41, bcol(bias_9_39), "
+                   "bsplat(static_cast<__half>(0.000000e+00f)))"),
+            std::string::npos);
+  // The f16 row of the bias, widened, is read by accumulator math through mcol_bcast.
+  EXPECT_NE(s.find("mcol_bcast(x_13_44)"), std::string::npos);
+  EXPECT_NE(s.find("erff("), std::string::npos);
+}
+
+}  // namespace

@@ -13,6 +13,7 @@ sched2cu::cli::Registrar reg("bench", 80, [](CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "bench", "Throughput of generated, handwritten and vendor kernels per case and shape");
   a->add_common(sub, /*gpu=*/true);
+  a->add_markdown(sub);
   sub->add_option("--python", a->python,
                   "Python for the cases whose vendor baseline is a script (case3_FA: PyTorch "
                   "with cuDNN)")

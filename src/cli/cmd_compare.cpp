@@ -15,6 +15,7 @@ sched2cu::cli::Registrar reg("compare", 60, [](CLI::App& app) {
       "compare", "Per-case gen/hw table: a git revision's generated.cu vs the working tree's");
   sub->add_option("--rev", *rev, "git revision for the left column")->capture_default_str();
   a->add_common(sub, /*gpu=*/true);
+  a->add_markdown(sub);
   return std::function<int()>([a, rev]() {
     auto o = a->options();
     o.rev = *rev;

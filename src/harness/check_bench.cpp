@@ -164,19 +164,26 @@ int run_check(const RunOptions& opt) {
   return failed ? 1 : 0;
 }
 
+std::string render_bench(const std::vector<CaseRow>& rows, TableFormat format) {
+  const Table table = bench_table(rows);
+  std::string out =
+      format == TableFormat::Markdown ? render_markdown(table) : render_table(table, false);
+  out +=
+      "\nthroughput per shape (median of do_bench-style timings, L2 flushed before each call);\n"
+      "FAIL after a figure = that kernel failed its correctness check at that shape; FAIL (...)\n"
+      "= it failed at those check-only shapes (checked, never timed).\n";
+  if (table.header.size() > 8)
+    out +=
+        "copy = a device-to-device cudaMemcpyAsync moving the bytes the case's metric counts,\n"
+        "timed with the kernels (the bandwidth roofline); gen/copy = copy time / kernel time.\n";
+  return out;
+}
+
 int run_bench(const RunOptions& opt) {
   GpuMeasurer gpu(opt);
   auto rows = bench_rows(opt, std::ref(gpu));
-  const Table table = bench_table(rows);
-  std::fputs(render_table(table, false).c_str(), stdout);
-  std::printf(
-      "\nthroughput per shape (median of do_bench-style timings, L2 flushed before each call);\n"
-      "FAIL after a figure = that kernel failed its correctness check at that shape; FAIL (...)\n"
-      "= it failed at those check-only shapes (checked, never timed).\n");
-  if (table.header.size() > 8)
-    std::printf(
-        "copy = a device-to-device cudaMemcpyAsync moving the bytes the case's metric counts,\n"
-        "timed with the kernels (the bandwidth roofline); gen/copy = copy time / kernel time.\n");
+  std::fputs(render_bench(rows, opt.markdown ? TableFormat::Markdown : TableFormat::Box).c_str(),
+             stdout);
   std::fflush(stdout);
   if (!opt.json_path.empty()) write_json(opt.json_path, bench_json(rows, gpu.device()));
   return 0;

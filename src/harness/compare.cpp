@@ -105,7 +105,7 @@ std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& mea
 }
 
 std::string render_compare(const std::vector<CompareRow>& rows, const std::string& rev,
-                           bool use_bold) {
+                           bool use_bold, TableFormat format) {
   std::string label = rev_label(rev);
   Table t;
   t.header = {"case", label + " (gen/hw)", "branch (gen/hw)", "improvement"};
@@ -113,7 +113,7 @@ std::string render_compare(const std::vector<CompareRow>& rows, const std::strin
     t.rows.push_back({r.name, r.left, r.right, r.improvement});
     t.bold.push_back({false, false, r.bold, false});
   }
-  return render_table(t, use_bold) +
+  return (format == TableFormat::Markdown ? render_markdown(t) : render_table(t, use_bold)) +
          "\ncells: per-shape generated/handwritten throughput ratios (raw generated throughput\n"
          "when the case has no handwritten kernel), in shape order; both columns are built and\n"
          "run under the current tree (runtime headers, bench_spec.cpp, handwritten.cu); only\n"
@@ -153,7 +153,10 @@ int run_compare(const RunOptions& opt) {
   }
   GpuMeasurer gpu(opt);
   auto rows = compare_rows(opt, std::ref(gpu));
-  std::fputs(render_compare(rows, opt.rev, stdout_wants_bold()).c_str(), stdout);
+  std::fputs(render_compare(rows, opt.rev, stdout_wants_bold(),
+                            opt.markdown ? TableFormat::Markdown : TableFormat::Box)
+                 .c_str(),
+             stdout);
   std::fflush(stdout);
   if (!opt.json_path.empty()) write_json(opt.json_path, compare_json(rows, opt, gpu.device()));
   return 0;

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <string_view>
 
 namespace sched2cu::harness {
 
@@ -25,12 +27,18 @@ std::string prefix_code_points(const std::string& s, size_t n) {
   return s.substr(0, i);
 }
 
+// A footnote: which cell ("<row's first cell>, <column>") and its whole text (lines split by
+// '\n').
+struct Footnote {
+  std::string key, text;
+};
+
 // What the renderers draw: every cell as shown (without its footnote mark), the footnote number
-// of each cell (0 = none) and the footnotes' texts ("<row>, <column>: <whole text>").
+// of each cell (0 = none) and the footnotes in row order.
 struct Layout {
   std::vector<std::vector<std::string>> cells;
   std::vector<std::vector<size_t>> mark;
-  std::vector<std::string> footnotes;
+  std::vector<Footnote> footnotes;
 };
 
 Layout lay_out(const Table& t) {
@@ -53,16 +61,26 @@ Layout lay_out(const Table& t) {
       if (cut) c += "…";
       if (cut && note.empty()) note = whole;
       if (note.empty()) continue;
-      std::string text = (i ? cells[0] + ", " : std::string()) +
-                         (i < t.header.size() ? t.header[i] : std::to_string(i)) + ": ";
-      for (char ch : note) text += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
-      l.footnotes.push_back(text);
+      std::string column = i < t.header.size() ? t.header[i] : std::to_string(i);
+      l.footnotes.push_back({i ? t.rows[k][0] + ", " + column : column, note});
       mark[i] = l.footnotes.size();
     }
     l.cells.push_back(std::move(cells));
     l.mark.push_back(std::move(mark));
   }
   return l;
+}
+
+// `s` with every '\n' replaced by `sep`.
+std::string join_lines(const std::string& s, const std::string& sep) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '\n')
+      out += sep;
+    else
+      out += ch;
+  }
+  return out;
 }
 
 std::string repeat(const std::string& unit, size_t n) {
@@ -114,8 +132,70 @@ std::string render_table(const Table& t, bool use_bold) {
   }
   out += rule(w, "└", "┴", "┘");
   if (!l.footnotes.empty()) out += "\n";
-  for (size_t n = 0; n < l.footnotes.size(); ++n)
-    out += "[" + std::to_string(n + 1) + "] " + l.footnotes[n] + "\n";
+  for (size_t n = 0; n < l.footnotes.size(); ++n) {
+    out += "[" + std::to_string(n + 1) + "] " + l.footnotes[n].key + ": " +
+           join_lines(l.footnotes[n].text, "\n    ") + "\n";
+  }
+  return out;
+}
+
+namespace {
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+}  // namespace
+
+std::string markdown_escape(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    // '_' inside a word never emphasizes (case1_simple_gemm stays readable); elsewhere it may.
+    const bool inner_underscore =
+        c == '_' && i > 0 && i + 1 < s.size() && word_char(s[i - 1]) && word_char(s[i + 1]);
+    if (std::string_view("\\`*_[]<>|~").find(c) != std::string_view::npos && !inner_underscore)
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string render_markdown(const Table& t) {
+  Layout l = lay_out(t);
+  auto cell = [&](size_t k, size_t i) {
+    std::string c = markdown_escape(l.cells[k][i]);
+    const bool b = k < t.bold.size() && i < t.bold[k].size() && t.bold[k][i];
+    if (b && !c.empty()) c = "**" + c + "**";
+    if (l.mark[k][i]) c += " [^" + std::to_string(l.mark[k][i]) + "]";
+    return c;
+  };
+  const size_t n = t.header.size();
+  std::vector<std::vector<std::string>> rows;
+  rows.emplace_back();
+  for (const auto& h : t.header) rows.back().push_back(markdown_escape(h));
+  for (size_t k = 0; k < l.cells.size(); ++k) {
+    rows.emplace_back();
+    for (size_t i = 0; i < n; ++i) rows.back().push_back(cell(k, i));
+  }
+  std::vector<size_t> w(n, 3);  // a rule cell is at least "---"
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < n; ++i) w[i] = std::max(w[i], display_width(r[i]));
+  }
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string s = "|";
+    for (size_t i = 0; i < n; ++i)
+      s += " " + r[i] + std::string(w[i] - display_width(r[i]), ' ') + " |";
+    return s + "\n";
+  };
+  std::string out = line(rows[0]) + "|";
+  for (size_t i = 0; i < n; ++i) out += " " + std::string(w[i], '-') + " |";
+  out += "\n";
+  for (size_t k = 1; k < rows.size(); ++k) out += line(rows[k]);
+  if (!l.footnotes.empty()) out += "\n";
+  for (size_t f = 0; f < l.footnotes.size(); ++f) {
+    // Continuation lines of a footnote are indented; a trailing backslash keeps each line break.
+    out += "[^" + std::to_string(f + 1) + "]: " + markdown_escape(l.footnotes[f].key) + ": " +
+           join_lines(markdown_escape(l.footnotes[f].text), "\\\n    ") + "\n";
+  }
   return out;
 }
 

@@ -277,3 +277,68 @@ TEST_F(Repo, BenchTableWithRooflineCopy) {
   j = bench_json(rows, {});
   EXPECT_FALSE(j["cases"][0]["cells"].contains("copy"));
 }
+
+// What `sched2cu bench --markdown` prints, from fixed results: the box table's cells as a GitHub
+// Markdown table, the copy columns as in the box table, an error cell's whole text as a
+// footnote, and the note under the table.
+TEST_F(Repo, BenchMarkdownGolden) {
+  opt.cases_arg = "case_same,case_nogen,case_nospec";
+  auto fixed = [](const CaseFiles& c, const fs::path&, const std::string&, const std::string&) {
+    auto t = [](double tp) { return nlohmann::json{{"median_ms", 1.0}, {"throughput", tp}}; };
+    if (c.name == "case_nogen") {
+      Measurement m;
+      m.error =
+          "bench_spec.cpp does not build: examples/case_nogen/bench_spec.cpp(3): error: "
+          "identifier \"shape_of\" is undefined (a spec derives from BenchSpec)";
+      return m;
+    }
+    nlohmann::json shapes = nlohmann::json::array();
+    shapes.push_back({{"shape", {16384, 512}},
+                      {"label", "16384x512"},
+                      {"unit", "GB/s"},
+                      {"ok", true},
+                      {"gen", t(3000)},
+                      {"hw", t(3600)},
+                      {"vendor", t(1500)},
+                      {"copy", t(4000)}});
+    shapes.push_back({{"shape", {5, 512}},
+                      {"label", "5x512"},
+                      {"unit", "GB/s"},
+                      {"ok", false},
+                      {"timed", false}});
+    return parse_measurement({{"has_generated", true},
+                              {"has_hw", true},
+                              {"vendor_name", "PyTorch"},
+                              {"has_copy", true},
+                              {"shapes", shapes}});
+  };
+  auto rows = bench_rows(opt, fixed);
+  const char* want =
+      "| case        | shapes                    | generated                                   "
+      "                                                              | handwritten     | vendor"
+      "          | gen/hw | gen/vendor | hw/vendor | copy      | gen/copy | hw/copy |\n"
+      "| ----------- | ------------------------- | --------------------------------------------"
+      "------------------------------------------------------------- | --------------- | ------"
+      "--------- | ------ | ---------- | --------- | --------- | -------- | ------- |\n"
+      "| case_same   | 16384x512 (+1 check-only) | 3000 GB/s, FAIL (5x512)                     "
+      "                                                              | 3600 GB/s       | 1500 G"
+      "B/s       | 0.83x  | 2.00x      | 2.40x     | 4000 GB/s | 0.75x    | 0.90x   |\n"
+      "| case_nogen  | -                         | (error: bench_spec.cpp does not build: examp"
+      "les/case_nogen/bench_spec.cpp(3): error: identifier \"sh… [^1] | -               | -    "
+      "           | -      | -          | -         | -         | -        | -       |\n"
+      "| case_nospec | -                         | (no bench_spec)                             "
+      "                                                              | (no bench_spec) | (no be"
+      "nch_spec) | -      | -          | -         | -         | -        | -       |\n"
+      "\n"
+      "[^1]: case_nogen, generated: (error: bench_spec.cpp does not build: examples/case_nogen/"
+      "bench_spec.cpp(3): error: identifier \"shape_of\" is undefined (a spec derives from Benc"
+      "hSpec))\n"
+      "\n"
+      "throughput per shape (median of do_bench-style timings, L2 flushed before each call);\n"
+      "FAIL after a figure = that kernel failed its correctness check at that shape; FAIL (...)"
+      "\n"
+      "= it failed at those check-only shapes (checked, never timed).\n"
+      "copy = a device-to-device cudaMemcpyAsync moving the bytes the case's metric counts,\n"
+      "timed with the kernels (the bandwidth roofline); gen/copy = copy time / kernel time.\n";
+  EXPECT_EQ(render_bench(rows, TableFormat::Markdown), want);
+}

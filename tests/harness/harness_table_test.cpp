@@ -257,3 +257,145 @@ TEST(Table, NotesAndMultiLineCells) {
   t.header = {"case", "a"};
   EXPECT_EQ(render_table(t, false).find("[1]"), std::string::npos);
 }
+
+// ---- Markdown (compare --markdown, bench --markdown) -----------------------------------------
+
+TEST(Markdown, GoldenTable) {
+  Table t;
+  t.header = {"case", "main (gen/hw)", "branch (gen/hw)"};
+  t.rows = {{"case1_simple_gemm", "0.97x", "1.02x"},
+            {"case_x", "(error: a|b <T> *p _x_ \\n)", "-"},
+            {"c", "x", ""}};
+  t.bold = {{false, false, true}, {false, false, true}};
+  const char* want =
+      "| case              | main (gen/hw)                     | branch (gen/hw) |\n"
+      "| ----------------- | --------------------------------- | --------------- |\n"
+      "| case1_simple_gemm | 0.97x                             | **1.02x**       |\n"
+      "| case_x            | (error: a\\|b \\<T\\> \\*p \\_x\\_ \\\\n) | **-**           |\n"
+      "| c                 | x                                 |                 |\n";
+  EXPECT_EQ(render_markdown(t), want);
+}
+
+TEST(Markdown, LongCellsAndNotesAreFootnotes) {
+  Table t;
+  t.header = {"case", "generated"};
+  const std::string msg = "(error: " + std::string(120, 'x') + " the end)";
+  t.rows = {{"case1", msg}, {"case_2", "error (exited with status 1: a)"}};
+  t.notes = {{}, {"", "exited with status 1:\na\nb_c *d*"}};
+  const std::string shown = msg.substr(0, kMaxCellWidth - 1) + "… [^1]";
+  const size_t w = display_width(shown);
+  const std::string want =
+      "| case   | generated" + std::string(w - 9, ' ') + " |\n" +  //
+      "| ------ | " + std::string(w, '-') + " |\n" +               //
+      "| case1  | " + shown + " |\n" +                             //
+      "| case_2 | error (exited with status 1: a) [^2]" + std::string(w - 36, ' ') + " |\n" +
+      "\n"
+      "[^1]: case1, generated: " +
+      msg + "\n" + "[^2]: case_2, generated: exited with status 1:\\\n    a\\\n    b_c \\*d\\*\n";
+  EXPECT_EQ(render_markdown(t), want);
+}
+
+namespace {
+
+const char* kCompareNote =
+    "\n"
+    "cells: per-shape generated/handwritten throughput ratios (raw generated throughput\n"
+    "when the case has no handwritten kernel), in shape order; both columns are built and\n"
+    "run under the current tree (runtime headers, bench_spec.cpp, handwritten.cu); only\n"
+    "generated.cu differs. improvement = branch generated throughput vs main, per shape,\n"
+    "normalized by the handwritten kernel timed alongside each side (cancels drift between\n"
+    "the two measurements); 'unchanged' = byte-identical generated.cu (measured once).\n";
+
+std::vector<CompareRow> markdown_rows() {
+  CompareRow r;
+  r.name = "case1_simple_gemm";
+  r.left = "0.97x, 1.01x";
+  r.right = "1.02x, 1.03x";
+  r.improvement = "+5.2%, +2.0%";
+  r.bold = true;
+  CompareRow u;
+  u.name = "case2";
+  u.left = "0.90x";
+  u.right = "unchanged";
+  u.improvement = "-";
+  CompareRow e;
+  e.name = "case3_FA";
+  e.left = "0.99x";
+  e.right =
+      "(error: generated.cu does not build: examples/case3_FA/generated.cu(12): error: "
+      "identifier \"__bar\" is undefined in <lambda>)";
+  e.improvement = "-";
+  e.bold = true;
+  return {r, u, e};
+}
+
+}  // namespace
+
+// What `sched2cu compare --markdown` prints, from fixed results.
+TEST(Markdown, CompareGolden) {
+  const std::string pad(64, ' '), rule(64, '-');
+  const std::string want =
+      "| case              | main (gen/hw) | branch (gen/hw)" + pad + std::string(32, ' ') +
+      " | improvement  |\n"
+      "| ----------------- | ------------- | " +
+      rule + std::string(47, '-') +
+      " | ------------ |\n"
+      "| case1_simple_gemm | 0.97x, 1.01x  | **1.02x, 1.03x**" +
+      pad + std::string(31, ' ') +
+      " | +5.2%, +2.0% |\n"
+      "| case2             | 0.90x         | unchanged" +
+      pad + std::string(38, ' ') +
+      " | -            |\n"
+      "| case3_FA          | 0.99x         | **(error: generated.cu does not build: "
+      "examples/case3_FA/generated.cu(12): error: identifier \"\\_\\_bar\" …** [^1] | -"
+      "            |\n"
+      "\n"
+      "[^1]: case3_FA, branch (gen/hw): (error: generated.cu does not build: "
+      "examples/case3_FA/generated.cu(12): error: identifier \"\\_\\_bar\" is undefined in "
+      "\\<lambda\\>)\n" +
+      std::string(kCompareNote);
+  EXPECT_EQ(render_compare(markdown_rows(), "origin/main", false, TableFormat::Markdown), want);
+}
+
+// Markdown bold is markup, not colour: whatever NO_COLOR, FORCE_COLOR and the terminal say (the
+// box table's bold follows them, BoldPolicy* above), the Markdown is the same bytes, with the
+// re-measured cells in **...** and no ANSI escape.
+TEST(Markdown, ColourEnvironmentChangesNothing) {
+  EnvGuard env;
+  const std::string want =
+      render_compare(markdown_rows(), "origin/main", false, TableFormat::Markdown);
+  EXPECT_NE(want.find("**1.02x, 1.03x**"), std::string::npos);
+  EXPECT_EQ(want.find('\033'), std::string::npos);
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  std::vector<int> fds = {p[1]};
+  const int master = posix_openpt(O_RDWR | O_NOCTTY);
+  int tty = -1;
+  if (master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0 && ptsname(master)) {
+    tty = open(ptsname(master), O_RDWR | O_NOCTTY);
+    if (tty >= 0) fds.push_back(tty);
+  }
+  const char* values[] = {nullptr, "", "1"};
+  for (int fd : fds) {
+    for (const char* force : values) {
+      for (const char* no : values) {
+        set_env("FORCE_COLOR", force);
+        set_env("NO_COLOR", no);
+        std::fflush(stdout);
+        const int saved = dup(1);
+        dup2(fd, 1);
+        const bool use_bold = stdout_wants_bold();  // what cmd compare passes
+        dup2(saved, 1);
+        close(saved);
+        EXPECT_EQ(render_compare(markdown_rows(), "origin/main", use_bold, TableFormat::Markdown),
+                  want)
+            << "FORCE_COLOR=" << (force ? force : "(unset)")
+            << " NO_COLOR=" << (no ? no : "(unset)") << " tty=" << (fd == tty);
+      }
+    }
+  }
+  if (tty >= 0) close(tty);
+  if (master >= 0) close(master);
+  close(p[0]);
+  close(p[1]);
+}

@@ -12,7 +12,7 @@ struct CliArgs {
   std::string cases, root, examples, json, cache_dir, python = "python3";
   double timeout_s = 600, warmup_ms = 50, rep_ms = 200;
   unsigned long long seed = 0;
-  bool allow_busy = false, no_lock = false;
+  bool allow_busy = false, no_lock = false, markdown = false;
 
   void add_common(CLI::App* sub, bool gpu) {
     sub->add_option("--cases", cases,
@@ -35,6 +35,13 @@ struct CliArgs {
     sub->add_flag("--no-lock", no_lock, "do not take the sched2cu GPU lock");
   }
 
+  // compare and bench: the table as GitHub Markdown.
+  void add_markdown(CLI::App* sub) {
+    sub->add_flag("--markdown", markdown,
+                  "print the table as GitHub Markdown (for a pull-request comment): bold cells "
+                  "as **bold**, long errors as footnotes");
+  }
+
   RunOptions options() const {
     RunOptions o = default_run_options(root, examples);
     o.cases_arg = cases;
@@ -46,6 +53,7 @@ struct CliArgs {
     o.allow_busy_gpu = allow_busy;
     o.no_lock = no_lock;
     o.python = python;
+    o.markdown = markdown;
     if (!cache_dir.empty()) o.build.cache_dir = cache_dir;
     return o;
   }

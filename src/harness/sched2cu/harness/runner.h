@@ -30,8 +30,12 @@ struct RunOptions {
   unsigned long long seed = 0;
   double warmup_ms = 50, rep_ms = 200;
   std::string python = "python3";  // for vendor scripts (bench)
+  bool markdown = false;           // compare, bench: print the table as GitHub Markdown
   BuildConfig build;
 };
+
+// How compare and bench print their table: box drawing, or GitHub Markdown (--markdown).
+enum class TableFormat { Box, Markdown };
 
 // Fills root (git toplevel of the cwd, else the source tree sched2cu was built from), examples,
 // and the build config defaults. Throws sched2cu::Error when no repository is found.
@@ -74,8 +78,10 @@ struct CompareRow {
 // The rows of `compare` (identity rule, not-on-rev, missing files), measuring through `measure`.
 // Throws sched2cu::Error when `rev` is not a commit (callers exit 2).
 std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& measure);
+// The table and the note under it. `use_bold` is the box table's bold policy
+// (stdout_wants_bold()); Markdown always marks the re-measured branch cells **bold** (table.h).
 std::string render_compare(const std::vector<CompareRow>& rows, const std::string& rev,
-                           bool use_bold);
+                           bool use_bold, TableFormat format = TableFormat::Box);
 nlohmann::json compare_json(const std::vector<CompareRow>& rows, const RunOptions& opt,
                             const nlohmann::json& device);
 
@@ -101,6 +107,8 @@ std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure)
 std::vector<std::string> bench_header(const std::vector<CaseRow>& rows);
 // What `bench` prints (the table of bench_header's columns) and writes with --json.
 Table bench_table(const std::vector<CaseRow>& rows);
+// bench_table rendered, with the note under it.
+std::string render_bench(const std::vector<CaseRow>& rows, TableFormat format = TableFormat::Box);
 nlohmann::json bench_json(const std::vector<CaseRow>& rows, const nlohmann::json& device);
 
 // Writes `j` to `path` (atomically); throws sched2cu::Error on failure.

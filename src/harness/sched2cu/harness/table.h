@@ -1,4 +1,5 @@
-// Table rendering for compare, check, bench, regen and list: box drawing for the terminal. Widths
+// Table rendering for compare, check, bench, regen and list: box drawing for the terminal, and
+// GitHub Markdown for compare and bench --markdown. Widths
 // count code points, and bold (ESC[1m ... ESC[0m) wraps a cell after padding so alignment never
 // depends on escapes. A cell wider than kMaxCellWidth, one holding a line break, or one with a
 // note is shown shortened with a footnote number, and its whole text is listed under the table.
@@ -29,6 +30,19 @@ struct Table {
 // text>", continuation lines indented by four spaces. The shortened cell reads "<start>… [n]"
 // (a cell with only a note: "<cell> [n]").
 std::string render_table(const Table& t, bool use_bold);
+
+// The same table as GitHub Markdown (for pull-request comments): a header row, a `| --- |` rule
+// and the rows, columns padded to line up in the raw text; cells escaped for Markdown; bold
+// cells as **cell**, always (Markdown markup, not a terminal colour: NO_COLOR, FORCE_COLOR and
+// the terminal change nothing, and no ANSI escape is ever written); shortened cells and notes
+// as GitHub footnotes: "<start>… [^n]" in the cell and "[^n]: <row>, <column>: <whole text>"
+// under the table, a multi-line text's lines joined by hard breaks (a trailing backslash) and
+// indented. No leading empty line.
+std::string render_markdown(const Table& t);
+
+// `s` with the characters Markdown could take as markup backslash-escaped (a '_' inside a word
+// is left alone: it never emphasizes).
+std::string markdown_escape(const std::string& s);
 
 // Bold policy for stdout: never with NO_COLOR set (non-empty); always with FORCE_COLOR set
 // (non-empty); otherwise when stdout is a terminal.

@@ -196,12 +196,19 @@ int run_list(const RunOptions& opt) {
   Table t;
   t.header = header;
   json cases = json::array();
+  bool any_no_spec = false;
   for (auto& name : select_cases(opt.examples, opt.cases_arg)) {
     CaseFiles c = inspect_case(opt.examples, name);
     auto yn = [&](bool b) { return c.exists ? (b ? "yes" : "-") : "(no such case dir)"; };
+    // Not a case the harness can check or measure yet: said so, as compare, check and bench do.
+    const bool no_spec = c.exists && !c.spec;
+    any_no_spec |= no_spec;
     t.rows.push_back({name, yn(c.kernel_py), yn(c.ttgir), yn(c.graph), yn(c.generated),
-                      yn(c.handwritten), yn(c.spec), yn(c.readme)});
+                      yn(c.handwritten), no_spec ? "(no bench_spec)" : yn(c.spec), yn(c.readme)});
     cases.push_back({{"case", name},
+                     {"status", !c.exists ? "no_dir"
+                                : no_spec ? "no_spec"
+                                          : "case"},
                      {"exists", c.exists},
                      {"kernel_py", c.kernel_py},
                      {"pre_modulo_ttgir", c.ttgir},
@@ -212,6 +219,11 @@ int run_list(const RunOptions& opt) {
                      {"readme", c.readme}});
   }
   std::fputs(render_table(t, false).c_str(), stdout);
+  if (any_no_spec)
+    std::fputs(
+        "\n(no bench_spec): compare, check and bench list it but cannot check or measure it "
+        "until it has\na bench_spec.cpp (docs/adding_a_case.md).\n",
+        stdout);
   if (!opt.json_path.empty()) write_json(opt.json_path, {{"command", "list"}, {"cases", cases}});
   return 0;
 }

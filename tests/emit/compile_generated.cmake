@@ -1,5 +1,5 @@
 # Compile check of every kernel (run by ctest as `cmake -P`): every examples/**/generated.cu,
-# examples/**/handwritten.cu, tests/emit/*.generated.cu and the row_softmax harness case is
+# examples/**/handwritten.cu, tests/emit/*.generated.cu and the harness's generated test cases are
 # compiled with
 #   nvcc -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
 # and the test fails if nvcc fails or ptxas reports spill stores/loads, a stack frame, or wgmma
@@ -11,7 +11,9 @@ file(GLOB tests_gens ${SRC}/tests/emit/*.generated.cu)
 list(APPEND gens ${tests_gens})
 # The harness's generated test kernels (gpu_cases/hang and fault are broken on purpose).
 list(APPEND gens ${SRC}/tests/harness/gpu_cases/row_softmax/generated.cu
-     ${SRC}/tests/harness/gpu_cases/row_softmax/handwritten.cu)
+     ${SRC}/tests/harness/gpu_cases/row_softmax/handwritten.cu
+     ${SRC}/tests/harness/gpu_cases/gemm_bt_gelu/generated.cu
+     ${SRC}/tests/harness/gpu_cases/batched_gemm/generated.cu)
 list(SORT gens)
 if(NOT gens)
   message(FATAL_ERROR "no generated.cu found")

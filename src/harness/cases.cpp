@@ -2,6 +2,9 @@
 #include "sched2cu/harness/cases.h"
 
 #include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -105,6 +108,23 @@ CaseFiles inspect_case(const fs::path& examples, const std::string& name) {
   c.ttgir = has("pre_modulo.ttgir");
   c.graph = has("schedule_graph.json");
   c.readme = has("README.md");
+  c.schedule_only = has(kScheduleOnlyFile);
+  if (c.schedule_only) {
+    std::ifstream in(c.dir / kScheduleOnlyFile);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string line;
+    bool space = false;
+    for (char ch : text) {  // squeezed onto one line
+      if (std::isspace(static_cast<unsigned char>(ch))) {
+        space = !line.empty();
+        continue;
+      }
+      if (space) line += ' ';
+      space = false;
+      line += ch;
+    }
+    c.schedule_only_reason = line;
+  }
   return c;
 }
 

@@ -203,8 +203,9 @@ int run_list(const RunOptions& opt) {
     // Not a case the harness can check or measure yet: said so, as compare, check and bench do.
     const bool no_spec = c.exists && !c.spec;
     any_no_spec |= no_spec;
-    t.rows.push_back({name, yn(c.kernel_py), yn(c.ttgir), yn(c.graph), yn(c.generated),
-                      yn(c.handwritten), no_spec ? "(no bench_spec)" : yn(c.spec), yn(c.readme)});
+    const std::string gen = c.schedule_only && !c.generated ? "(schedule-only)" : yn(c.generated);
+    t.rows.push_back({name, yn(c.kernel_py), yn(c.ttgir), yn(c.graph), gen, yn(c.handwritten),
+                      no_spec ? "(no bench_spec)" : yn(c.spec), yn(c.readme)});
     cases.push_back({{"case", name},
                      {"status", !c.exists ? "no_dir"
                                 : no_spec ? "no_spec"
@@ -216,7 +217,8 @@ int run_list(const RunOptions& opt) {
                      {"generated_cu", c.generated},
                      {"handwritten_cu", c.handwritten},
                      {"bench_spec_cpp", c.spec},
-                     {"readme", c.readme}});
+                     {"readme", c.readme},
+                     {"schedule_only", c.schedule_only}});
   }
   std::fputs(render_table(t, false).c_str(), stdout);
   if (any_no_spec)

@@ -118,8 +118,9 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
         rc.steps.push_back(
             make_step(file, "error", one_line(describe_exit(r) + (why.empty() ? "" : ": " + why)),
                       err.empty() || err == why ? "" : describe_exit(r) + ":\n" + err));
-        // Only a fixture that is committed is expected to be reproducible.
-        if (fs::exists(c.dir / file)) rc.failed = true;
+        // Every stage that runs must succeed, whether or not the case commits its output (a
+        // case whose emit failed and that had no generated.cu used to pass --check).
+        rc.failed = true;
         return false;
       }
       auto old = read_file_if_exists(c.dir / file);
@@ -169,10 +170,32 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
       out.push_back(rc);
       continue;
     }
+    if (c.schedule_only) {
+      if (c.generated) {
+        rc.steps.push_back(make_step("generated.cu", "error",
+                                     std::string("the case is schedule-only (") +
+                                         kScheduleOnlyFile +
+                                         ") but commits generated.cu: remove one of the two"));
+        rc.failed = true;
+      } else {
+        rc.steps.push_back(make_step(
+            "generated.cu", "skipped",
+            "schedule-only" +
+                (c.schedule_only_reason.empty() ? std::string() : ": " + c.schedule_only_reason)));
+      }
+      out.push_back(rc);
+      continue;
+    }
     // emit names the TTGIR recorded in the graph, not the graph's own path, so reading the
     // graph from the temporary directory keeps its output byte-stable.
-    stage("generated.cu",
-          {self, "emit", graph.string(), "-o", (tmp.path / "generated.cu").string()});
+    if (!stage("generated.cu",
+               {self, "emit", graph.string(), "-o", (tmp.path / "generated.cu").string()}) &&
+        !c.generated) {
+      rc.hint = name +
+                ": emit failed and the case commits no generated.cu; fix the kernel or "
+                "the emitter, or declare the case schedule-only: a file examples/" +
+                name + "/" + kScheduleOnlyFile + " whose text says why (docs/harness.md, regen)";
+    }
     out.push_back(rc);
   }
   return out;
@@ -208,6 +231,7 @@ int run_regen(const RegenOptions& opt) {
   for (auto& c : cases) {
     nlohmann::json jc = {
         {"case", c.name}, {"failed", c.failed}, {"steps", nlohmann::json::array()}};
+    if (!c.hint.empty()) jc["hint"] = c.hint;
     for (auto& s : c.steps) {
       nlohmann::json js = {{"file", s.file}, {"status", s.status}, {"detail", s.detail}};
       if (!s.log.empty()) js["log"] = s.log;
@@ -217,6 +241,12 @@ int run_regen(const RegenOptions& opt) {
     j.push_back(jc);
   }
   std::fputs(render_table(t, false).c_str(), stdout);
+  bool first_hint = true;
+  for (const auto& c : cases) {
+    if (c.hint.empty()) continue;
+    std::printf("%s%s\n", first_hint ? "\n" : "", c.hint.c_str());
+    first_hint = false;
+  }
   std::printf("\n%s%d case(s) %s\n", opt.check ? "check: " : "", failed,
               opt.check ? "with stale or unreproducible fixtures" : "failed to regenerate");
   if (!opt.json_path.empty())

@@ -80,3 +80,78 @@ TEST_F(RegenCorpus, FailingStageReportsTheWholeError) {
             std::string::npos)
       << out;
 }
+
+// A stage that fails for a fixture the case does not commit was "reported, not a failure": a case
+// whose emit fails and that has no generated.cu passed `regen --check`. Now every stage that runs
+// must succeed, with or without --check, and the report says why the case failed.
+TEST_F(RegenCorpus, EmitFailingWithoutGeneratedCuFails) {
+  make_case("c_new", "EMIT_FAILS\n", true);
+  for (bool check : {true, false}) {
+    opt.check = check;
+    auto cases = regen_cases(opt);
+    ASSERT_EQ(cases.size(), 1u);
+    EXPECT_TRUE(cases[0].failed) << "check=" << check;
+    const RegenStep* g = step(cases[0], "generated.cu");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->status, "error");
+    EXPECT_NE(cases[0].hint.find("SCHEDULE_ONLY"), std::string::npos) << cases[0].hint;
+    EXPECT_FALSE(fs::exists(opt.examples / "c_new" / "generated.cu"));
+  }
+}
+
+TEST_F(RegenCorpus, ScheduleFailingWithoutAGraphFails) {
+  make_case("c_sched", "SCHEDULE_FAILS\n", false);
+  auto cases = regen_cases(opt);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_TRUE(cases[0].failed);
+  EXPECT_EQ(step(cases[0], "schedule_graph.json")->status, "error");
+  EXPECT_EQ(step(cases[0], "generated.cu")->status, "skipped");
+}
+
+// A case declared schedule-only (a SCHEDULE_ONLY file, its text the reason) is not emitted: its
+// generated.cu is "skipped (schedule-only: <reason>)" and is no failure; its schedule still
+// must be reproducible.
+TEST_F(RegenCorpus, ScheduleOnlyCaseIsNotEmitted) {
+  make_case("c_so", "EMIT_FAILS\n", true);
+  put(opt.examples / "c_so" / "SCHEDULE_ONLY", "emit cannot lower tt.reduce yet\n");
+  auto cases = regen_cases(opt);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_FALSE(cases[0].failed);
+  EXPECT_EQ(step(cases[0], "schedule_graph.json")->status, "unchanged");
+  const RegenStep* g = step(cases[0], "generated.cu");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->status, "skipped");
+  EXPECT_EQ(g->detail, "schedule-only: emit cannot lower tt.reduce yet");
+
+  // An empty marker is a reason of its own.
+  put(opt.examples / "c_so" / "SCHEDULE_ONLY", "");
+  EXPECT_EQ(step(regen_cases(opt)[0], "generated.cu")->detail, "schedule-only");
+
+  // Its schedule must still succeed.
+  put(opt.examples / "c_so" / "pre_modulo.ttgir", "SCHEDULE_FAILS\n");
+  EXPECT_TRUE(regen_cases(opt)[0].failed);
+}
+
+// Schedule-only and a committed generated.cu contradict each other (compare would measure a
+// kernel regen never checks): an error.
+TEST_F(RegenCorpus, ScheduleOnlyCaseWithGeneratedCuIsAnError) {
+  make_case("c_both", "fine\n", true);
+  put(opt.examples / "c_both" / "SCHEDULE_ONLY", "why\n");
+  put(opt.examples / "c_both" / "generated.cu", "kernel from\nfine\n");
+  auto cases = regen_cases(opt);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_TRUE(cases[0].failed);
+  const RegenStep* g = step(cases[0], "generated.cu");
+  EXPECT_EQ(g->status, "error");
+  EXPECT_NE(g->detail.find("SCHEDULE_ONLY"), std::string::npos) << g->detail;
+}
+
+TEST_F(RegenCorpus, ReproducibleCasePasses) {
+  make_case("c_ok", "fine\n", true);
+  put(opt.examples / "c_ok" / "generated.cu", "kernel from\nfine\n");
+  auto cases = regen_cases(opt);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_FALSE(cases[0].failed);
+  EXPECT_EQ(step(cases[0], "schedule_graph.json")->status, "unchanged");
+  EXPECT_EQ(step(cases[0], "generated.cu")->status, "unchanged");
+}

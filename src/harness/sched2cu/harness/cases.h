@@ -10,6 +10,9 @@
 namespace sched2cu::harness {
 
 inline constexpr const char* kSpecFile = "bench_spec.cpp";
+// A case holding this file is schedule-only: regen schedules it but never emits it, and it commits
+// no generated.cu. The file's text (one line) says why.
+inline constexpr const char* kScheduleOnlyFile = "SCHEDULE_ONLY";
 
 // Sorted (plain byte order, so case10_* sorts before case1_*) names relative to `examples`,
 // POSIX style: spec directories and top-level case* directories with no spec at or below them.
@@ -34,6 +37,8 @@ struct CaseFiles {
   bool ttgir = false;  // pre_modulo.ttgir
   bool graph = false;  // schedule_graph.json
   bool readme = false;
+  bool schedule_only = false;        // SCHEDULE_ONLY (kScheduleOnlyFile)
+  std::string schedule_only_reason;  // its text on one line, trimmed ("" when empty)
 };
 CaseFiles inspect_case(const std::filesystem::path& examples, const std::string& name);
 

@@ -38,6 +38,7 @@ struct RegenCase {
   std::string name;
   std::vector<RegenStep> steps;
   bool failed = false;  // a committed fixture is stale (--check) or could not be regenerated
+  std::string hint;     // what to do about a failure, when the table alone does not say
 };
 
 std::vector<RegenCase> regen_cases(const RegenOptions& opt);

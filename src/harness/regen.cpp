@@ -191,10 +191,12 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
     if (!stage("generated.cu",
                {self, "emit", graph.string(), "-o", (tmp.path / "generated.cu").string()}) &&
         !c.generated) {
-      rc.hint = name +
-                ": emit failed and the case commits no generated.cu; fix the kernel or "
-                "the emitter, or declare the case schedule-only: a file examples/" +
-                name + "/" + kScheduleOnlyFile + " whose text says why (docs/harness.md, regen)";
+      rc.hint = name;
+      rc.hint +=
+          ": emit failed and the case commits no generated.cu; fix the kernel or the emitter, or "
+          "declare the case schedule-only: a file ";
+      rc.hint += repo_relative_name(c.dir / kScheduleOnlyFile);
+      rc.hint += " whose text says why (docs/harness.md, regen)";
     }
     out.push_back(rc);
   }

@@ -3,7 +3,8 @@
 # the main job on the corpus. With a Hopper GPU that is `sched2cu compare` (every case, against
 # origin/main when it exists, else HEAD). Without one it proves what can be proven here: every
 # committed fixture is reproducible (`sched2cu regen --check`) and every kernel compiles for
-# sm_90a with no spills; timing needs a GPU, and it says so.
+# sm_90a with no spills (tools/compile_check.sh, which compiles every bench_spec.cpp too); timing
+# needs a GPU, and it says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +21,6 @@ fi
 
 echo "bootstrap: no Hopper GPU here: checking fixtures and sm_90a compiles (timing needs a GPU)" >&2
 "$bin" regen --check
-cmake -DNVCC="$(command -v nvcc)" -DSRC="$PWD" -DOUT="$PWD/build/release/kernel_compile" \
-  -P tests/emit/compile_generated.cmake
+bash tools/compile_check.sh --out "$PWD/build/release/kernel_compile"
 echo "bootstrap: every fixture reproducible and every kernel compiles for sm_90a without spills;" \
   "run this on a Hopper machine to measure (sched2cu compare)" >&2

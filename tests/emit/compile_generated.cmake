@@ -1,23 +1,66 @@
-# Compile check of every kernel (run by ctest as `cmake -P`): every examples/**/generated.cu,
-# examples/**/handwritten.cu, tests/emit/*.generated.cu and the harness's generated test cases are
-# compiled with
+# Compile check of every kernel (run by ctest as `cmake -P`, and by tools/compile_check.sh): every
+# examples/**/generated.cu, examples/**/handwritten.cu, tests/emit/*.generated.cu and the
+# harness's generated test cases are compiled with
 #   nvcc -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
 # and the test fails if nvcc fails or ptxas reports spill stores/loads, a stack frame, or wgmma
-# serialization (C7515).
-file(GLOB_RECURSE gens ${SRC}/examples/generated.cu)
-file(GLOB_RECURSE hws ${SRC}/examples/handwritten.cu)
-list(APPEND gens ${hws})
-file(GLOB tests_gens ${SRC}/tests/emit/*.generated.cu)
-list(APPEND gens ${tests_gens})
-# The harness's generated test kernels (gpu_cases/hang and fault are broken on purpose).
-list(APPEND gens ${SRC}/tests/harness/gpu_cases/row_softmax/generated.cu
-     ${SRC}/tests/harness/gpu_cases/row_softmax/handwritten.cu
-     ${SRC}/tests/harness/gpu_cases/gemm_bt_gelu/generated.cu
-     ${SRC}/tests/harness/gpu_cases/batched_gemm/generated.cu)
-list(SORT gens)
-if(NOT gens)
-  message(FATAL_ERROR "no generated.cu found")
+# serialization (C7515). Every examples/**/bench_spec.cpp (and the harness cases' specs) is
+# compiled too, as the harness compiles a spec (-x cu, runtime/ and src/harness/ included); a spec
+# fails only when nvcc fails (its reference kernels are not held to the no-spill rule).
+#
+#   cmake -DNVCC=nvcc -DSRC=<repo> -DOUT=<dir> [-DCASES=a,b] [-DEXAMPLES=<dir>] -P this file
+#
+# CASES (comma-separated names relative to EXAMPLES, default <repo>/examples; a directory holding
+# nested variants takes them all): only those cases' generated.cu, handwritten.cu and
+# bench_spec.cpp, and an error for a name that is not a case directory.
+if(NOT DEFINED EXAMPLES OR EXAMPLES STREQUAL "")
+  set(EXAMPLES ${SRC}/examples)
 endif()
+set(specs "")
+if(DEFINED CASES AND NOT CASES STREQUAL "")
+  string(REPLACE "," ";" names "${CASES}")
+  set(gens "")
+  foreach(name ${names})
+    string(STRIP "${name}" name)
+    string(REGEX REPLACE "/+$" "" name "${name}")
+    if(name STREQUAL "")
+      continue()
+    endif()
+    if(IS_ABSOLUTE "${name}" OR name MATCHES "(^|/)\\.\\.(/|$)")
+      message(FATAL_ERROR "CASES: '${name}' is not a case directory relative to ${EXAMPLES} "
+                          "(no absolute paths, no '..')")
+    endif()
+    if(NOT IS_DIRECTORY ${EXAMPLES}/${name})
+      message(FATAL_ERROR "CASES: no case directory ${EXAMPLES}/${name}")
+    endif()
+    file(GLOB_RECURSE case_gens ${EXAMPLES}/${name}/generated.cu ${EXAMPLES}/${name}/handwritten.cu)
+    file(GLOB_RECURSE case_specs ${EXAMPLES}/${name}/bench_spec.cpp)
+    if(NOT case_gens AND NOT case_specs)
+      message(FATAL_ERROR "CASES: ${name} holds no generated.cu, handwritten.cu or bench_spec.cpp")
+    endif()
+    list(APPEND gens ${case_gens})
+    list(APPEND specs ${case_specs})
+  endforeach()
+else()
+  file(GLOB_RECURSE gens ${EXAMPLES}/generated.cu)
+  file(GLOB_RECURSE hws ${EXAMPLES}/handwritten.cu)
+  list(APPEND gens ${hws})
+  file(GLOB_RECURSE specs ${EXAMPLES}/bench_spec.cpp)
+  file(GLOB tests_gens ${SRC}/tests/emit/*.generated.cu)
+  list(APPEND gens ${tests_gens})
+  # The harness's generated test kernels (gpu_cases/hang and fault are broken on purpose).
+  list(APPEND gens ${SRC}/tests/harness/gpu_cases/row_softmax/generated.cu
+       ${SRC}/tests/harness/gpu_cases/row_softmax/handwritten.cu
+       ${SRC}/tests/harness/gpu_cases/gemm_bt_gelu/generated.cu
+       ${SRC}/tests/harness/gpu_cases/batched_gemm/generated.cu)
+  foreach(c row_softmax gemm_bt_gelu batched_gemm)
+    list(APPEND specs ${SRC}/tests/harness/gpu_cases/${c}/bench_spec.cpp)
+  endforeach()
+  if(NOT gens)
+    message(FATAL_ERROR "no generated.cu found")
+  endif()
+endif()
+list(SORT gens)
+list(SORT specs)
 file(MAKE_DIRECTORY ${OUT})
 set(failed "")
 foreach(g ${gens})
@@ -52,6 +95,20 @@ foreach(g ${gens})
   endif()
   string(REGEX MATCHALL "Used [0-9]+ registers" regs "${log}")
   message(STATUS "${rel}: ${frames}; ${regs}")
+endforeach()
+foreach(g ${specs})
+  file(RELATIVE_PATH rel ${SRC} ${g})
+  string(REPLACE "/" "_" obj ${rel})
+  execute_process(
+    COMMAND ${NVCC} -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC
+            -I${SRC}/runtime -I${SRC}/src/harness -x cu -c ${g} -o ${OUT}/${obj}.o
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(SEND_ERROR "${rel}: nvcc failed:\n${out}${err}")
+    list(APPEND failed ${rel})
+    continue()
+  endif()
+  message(STATUS "${rel}: compiles (bench spec)")
 endforeach()
 if(failed)
   message(FATAL_ERROR "compile check failed: ${failed}")

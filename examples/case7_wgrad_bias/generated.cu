@@ -137,6 +137,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bool v7_66 = pid_n_39 == c0_i32_9;  // op 56 arith.cmpi, node 19, stage 0
         const int d_40 = pid_k_7_38 * c128_i32_10;  // op 33 arith.muli, node 8, stage 0
         const int v2_59 = pid_k_7_38 * c128_i32_10;  // op 48 arith.muli, node 11, stage 0
+        bmap(offs_9_64, [](auto x0, auto x1) { return x0 + x1; }, bsplat(v2_59), btile(offs_28));  // op 54 arith.addi, node 17, stage 0
         // loop 1 (op 35 scf.for), II 1024, 2 stage(s) in role consumer
         bmap(db_18_58, [](auto x0) { return x0; }, bsplat(0.000000e+00f));  // iter_arg 1 starts at its init
         db_18_58_c1 = db_18_58;
@@ -189,7 +190,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         it1 += T1;  // ring slots used by this run of the loop
         if (T1 == 0) {  // loop 1 ran no iteration: its accumulators hold their init value
           acc_fill(acc_15_52, 0.0f);  // iter_arg 0 init (folded into scale-d)
-          bmap(offs_9_64, [](auto x0, auto x1) { return x0 + x1; }, bsplat(v2_59), btile(offs_28));  // op 54 arith.addi, node 17, stage 0
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0
           bmap(v9_68, [](auto x0, auto x1) { return x0 & x1; }, btile(v6_65), bsplat(v7_66));  // op 58 arith.andi, node 21, stage 0
@@ -212,7 +212,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
           }
         } else {
-          bmap(offs_9_64, [](auto x0, auto x1) { return x0 + x1; }, bsplat(v2_59), btile(offs_28));  // op 54 arith.addi, node 17, stage 0
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0
           bmap(v9_68, [](auto x0, auto x1) { return x0 & x1; }, btile(v6_65), bsplat(v7_66));  // op 58 arith.andi, node 21, stage 0
@@ -253,6 +252,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bool v7_66 = pid_n_39 == c0_i32_9;  // op 56 arith.cmpi, node 19, stage 0
         const int d_40 = pid_k_7_38 * c128_i32_10;  // op 33 arith.muli, node 8, stage 0
         const int v2_59 = pid_k_7_38 * c128_i32_10;  // op 48 arith.muli, node 11, stage 0
+        bmap(offs_9_64, [](auto x0, auto x1) { return x0 + x1; }, bsplat(v2_59), btile(offs_28));  // op 54 arith.addi, node 17, stage 0
         // loop 1 (op 35 scf.for), II 1024, 2 stage(s) in role consumer
         bmap(db_18_58, [](auto x0) { return x0; }, bsplat(0.000000e+00f));  // iter_arg 1 starts at its init
         db_18_58_c1 = db_18_58;
@@ -305,7 +305,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         it1 += T1;  // ring slots used by this run of the loop
         if (T1 == 0) {  // loop 1 ran no iteration: its accumulators hold their init value
           acc_fill(acc_15_52, 0.0f);  // iter_arg 0 init (folded into scale-d)
-          bmap(offs_9_64, [](auto x0, auto x1) { return x0 + x1; }, bsplat(v2_59), btile(offs_28));  // op 54 arith.addi, node 17, stage 0
           bstore<1>(v10_69_c1, btile(v11_70_c1), btile(v9_68_c1));  // op 61 tt.store, node 24, stage 1
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0
@@ -329,7 +328,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
           }
         } else {
-          bmap(offs_9_64, [](auto x0, auto x1) { return x0 + x1; }, bsplat(v2_59), btile(offs_28));  // op 54 arith.addi, node 17, stage 0
           bstore<1>(v10_69_c1, btile(v11_70_c1), btile(v9_68_c1));  // op 61 tt.store, node 24, stage 1
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0

@@ -329,7 +329,11 @@ void Expander::place(long long origin, bool sequential) {
     const Event& x = ev_[static_cast<size_t>(a)];
     const Event& y = ev_[static_cast<size_t>(b)];
     const int nx = x.node >= 0 ? node(x.node).op : -1, ny = y.node >= 0 ? node(y.node).op : -1;
-    return std::tie(x.pos, x.t, x.rank, nx) < std::tie(y.pos, y.t, y.rank, ny);
+    // A nested loop (super-node) starting at the same cycle as another op goes after it: the
+    // loop spans from that cycle on, the op is issued at it (a prefetch before the inner loop).
+    const int lx = nx >= 0 && c_.op(nx).name == "scf.for" ? 1 : 0;
+    const int ly = ny >= 0 && c_.op(ny).name == "scf.for" ? 1 : 0;
+    return std::tie(x.pos, x.t, x.rank, lx, nx) < std::tie(y.pos, y.t, y.rank, ly, ny);
   });
   all_.clear();
   if (S_ == 1) {

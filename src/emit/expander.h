@@ -58,7 +58,7 @@ class Expander {
   const int li_;
   const Loop& loop_;
   ttgir::ForLoop fl_;
-  std::vector<int> nodes_;         // included node ids, op order
+  std::vector<int> nodes_;  // included node ids, op order
   long long release_time(long long last, const std::vector<int>& mma_readers) const;
   std::map<int, int> node_stage_;  // node -> normalized stage
   std::map<int, int> def_node_;    // value -> defining node (results of included nodes)

@@ -35,6 +35,33 @@ int result_role(const Ctx& c, int li) {
   return role;
 }
 
+// The phase join (docs/emitter.md, "Phases"): before a top-level loop nest refills the ring
+// pool, its producer waits until every slot of the previous phase's rings it filled has been
+// released by the consumers (the slots the next `depth` fills of each ring would take: a slot
+// that phase never filled is free from the start). The counters are the iterations that phase
+// ran: a nested loop's counter has been advanced after each run, a top-level loop's is its
+// trip count.
+std::vector<Stmt> phase_join(const Ctx& c, const sgraph::Role& r, int li) {
+  std::vector<Stmt> out;
+  const int ph = c.phase_of(li);
+  if (ph == 0 || c.g.loops[static_cast<size_t>(li)].parent_loop >= 0) return out;
+  for (size_t pl = 0; pl < c.g.loops.size(); ++pl) {
+    if (c.phase_of(static_cast<int>(pl)) != ph - 1) continue;
+    const auto& L = c.g.loops[pl];
+    const std::string n = S(static_cast<long long>(pl));
+    const std::string count = L.parent_loop < 0 ? "it" + n + " + T" + n : "it" + n;
+    for (const auto& rg : L.rings)
+      for (const auto& ch : L.channels)
+        if (ch.ring == rg.id && ch.producer_role == r.id)
+          out.push_back(for_(
+              "int j = 0", "j < " + S(rg.depth), "++j",
+              {code(c.ring_name(static_cast<int>(pl), rg.id) + "->wait_empty(" + count + " + j);")},
+              "phase join: every slot of loop " + n + "'s ring " + S(rg.id) +
+                  " released before loop " + S(li) + " refills the pool"));
+  }
+  return out;
+}
+
 std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<int>& prologue) {
   // Blocked tensors span the role's warps, unless ping-pong warpgroups each work on their own.
   c.blocked_warps = r.pingpong ? 4 : 4 * static_cast<int>(r.warpgroups.size());
@@ -69,7 +96,16 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
       }
     }
   bool after_loop = false;
-  for (int op : top) {
+  // Whether a later top-level loop follows position i of `top` (a later phase).
+  auto later_phase = [&](size_t i) {
+    for (size_t k = i + 1; k < top.size(); ++k)
+      if (c.loop_index(top[k]) >= 0) return true;
+    return false;
+  };
+  std::vector<Stmt> between;  // scalar statements since the last loop (re-emitted, see below)
+  size_t body_at_loop = 0;    // body size right after the last loop
+  for (size_t ti = 0; ti < top.size(); ++ti) {
+    const int op = top[ti];
     if (pro.count(op)) continue;
     const ttgir::Op& o = c.op(op);
     const int li = c.loop_index(op);
@@ -78,7 +114,20 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         body.push_back(comment("loop " + S(li) + ": no work in this role"));
         // Its results are not used in this role (the owner runs the code after the loops).
       } else {
+        if (c.g.loops[static_cast<size_t>(li)].parent_loop < 0 && c.phase_of(li) > 0) {
+          // A phase starts: the previous phase's zero-trip split ends here. The scalar index
+          // math computed since that loop was declared inside its branches: declare it again.
+          bool split = false;
+          for (size_t k = body_at_loop; k < body.size(); ++k)
+            split |= body[k].kind == Stmt::Kind::ZeroTripSplit;
+          body.push_back(split_end());
+          if (split) body.insert(body.end(), between.begin(), between.end());
+        }
+        between.clear();
+        auto j = phase_join(c, r, li);
+        body.insert(body.end(), j.begin(), j.end());
         auto v = expand_loop(L, li);
+        body_at_loop = body.size();  // the loop's own statements hold its zero-trip split
         body.insert(body.end(), v.begin(), v.end());
         if (L.stores_in_flight) {
           body.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait<0>();",
@@ -91,7 +140,10 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
     }
     if (o.name == "scf.for") c.fail(op, "loop has no schedule in the graph");
     if (o.name == "tt.return") continue;
-    if (after_loop && r.id != epi_role) continue;
+    // After a loop its owner runs the code; where a later phase follows, every role keeps the
+    // scalar index math that phase may read.
+    const bool scalar_for_later = after_loop && is_scalar_op(c, op) && later_phase(ti);
+    if (after_loop && r.id != epi_role && !scalar_for_later) continue;
     if (!after_loop) {
       // Before the loops: views everywhere, a resident TMA load in its channel's producer,
       // register math in consumers.
@@ -114,6 +166,10 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
       }
     }
     Lowered low = L.lower(op);
+    if (scalar_for_later) {
+      between.insert(between.end(), low.decls.begin(), low.decls.end());
+      between.insert(between.end(), low.body.begin(), low.body.end());
+    }
     body.insert(body.end(), low.decls.begin(), low.decls.end());
     body.insert(body.end(), low.body.begin(), low.body.end());
   }

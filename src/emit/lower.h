@@ -124,6 +124,10 @@ struct Ctx {
   const sgraph::Buffer* buffer_of(int op) const;  // the buffer whose producer_op is `op`
   int loop_index(int for_op) const;               // -1 if the op is no scheduled loop
   int loop_of_op(int op) const;  // innermost scheduled loop whose body holds the op, -1 at top
+  // Phases: top-level loop nests in program order; their rings share the pool (plan_smem).
+  int phase_of(int loop) const;  // the phase of a scheduled loop (its outermost ancestor's)
+  int phases() const;
+  bool later_phase(int op) const;  // a top-level scheduled loop follows the op's top-level op
   const sgraph::Node* node_of(int li, int op) const;
   const sgraph::Role& role(int id) const { return g.launch.roles.at(static_cast<size_t>(id)); }
   std::string ring_name(int loop, int ring) const;
@@ -177,6 +181,7 @@ class Lower {
   std::set<int> fn_waited;      // function-scope channels this role has waited for
   std::set<int> smem_declared;  // TMA-loaded tiles whose register copy is declared
   bool stores_in_flight = false;
+  bool fn_stores_pending = false;  // a function-scope store before a later phase is in flight
   bool role_synced = false;
 
   // Lowers one op through the table (or fails with its location).

@@ -278,9 +278,15 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   // box, not by the loop iteration): the loop's previous stores are waited for below.
   std::vector<Stmt> chunk;
   Text at;  // this box's staging bytes
+  // A function-scope store with a later phase after it leaves its bulk group in flight (it
+  // overlaps that phase's main loop); the next function-scope store waits for its reads first,
+  // since the stores of one shape share their staging across phases (plan_smem).
+  const bool later = !in_loop && c.later_phase(o.id);
+  const bool pending = L.fn_stores_pending;
+  L.fn_stores_pending = later;
   if (whole) {
     // Warpgroup k stages its rows as cols/w TMA boxes [rows][w] at k * slice bytes.
-    if (in_loop) {
+    if (in_loop || pending) {
       // The previous iteration's stores may still be in flight (they overlap this iteration's
       // main loop); wait until they have read the staging before anyone rewrites it.
       blk.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();",
@@ -330,7 +336,7 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   blk.push_back(code("#pragma unroll"));
   blk.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch", chunk,
                      "convert to " + d.elem + " and store " + S(nbox) + " TMA boxes"));
-  if (!in_loop)
+  if (!in_loop && !later)
     blk.push_back(if_("thread_idx_in_warpgroup() == 0",
                       {code("tma_wait<0>();", "stores complete (and staging read) before exit")}));
   out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));

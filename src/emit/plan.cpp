@@ -60,6 +60,36 @@ const sgraph::Node* Ctx::node_of(int li, int op) const {
 std::string Ctx::ring_name(int loop, int ring) const {
   return "ring" + std::to_string(loop) + "_" + std::to_string(ring);
 }
+int Ctx::phase_of(int loop) const {
+  int top = loop;
+  while (g.loops.at(static_cast<size_t>(top)).parent_loop >= 0)
+    top = g.loops[static_cast<size_t>(top)].parent_loop;
+  int ph = 0;
+  for (int i = 0; i < top; ++i)
+    if (g.loops[static_cast<size_t>(i)].parent_loop < 0) ++ph;
+  return ph;
+}
+
+int Ctx::phases() const {
+  int n = 0;
+  for (const auto& l : g.loops) n += l.parent_loop < 0 ? 1 : 0;
+  return n;
+}
+
+bool Ctx::later_phase(int op) const {
+  const auto& tops = f.top_ops();
+  int top = op;
+  while (std::find(tops.begin(), tops.end(), top) == tops.end() &&
+         f.op(top).parent_op != ttgir::kNoId)
+    top = f.op(top).parent_op;
+  bool seen = false;
+  for (int t : f.top_ops()) {
+    if (seen && loop_index(t) >= 0) return true;
+    seen |= t == top;
+  }
+  return false;
+}
+
 std::string Ctx::buf_name(int id) const { return "buf" + std::to_string(id); }
 std::string Ctx::fn_bar(int channel) const { return "&fn_bar[" + std::to_string(channel) + "]"; }
 
@@ -168,26 +198,51 @@ void plan_smem(Ctx& c) {
     for (int u : b.consumer_ops) read_after |= c.loop_of_op(u) < 0;
     if (read_after) keep_end = off;
   }
-  for (const auto& b : c.g.buffers) {
-    if (b.loop < 0) continue;
-    off = align(off, 1024);
-    c.buf_offset[b.id] = off;
-    off += static_cast<long long>(b.bytes) * b.depth;
+  // Loop buffers by phase (docs/emitter.md, "Phases"): each top-level loop nest's rings start
+  // at the same offset, the pool, since one nest runs after the other (the producer joins them).
+  const int phases = c.phases();
+  const long long pool = off;
+  long long loops_end = off;
+  for (int ph = 0; ph < std::max(phases, 1); ++ph) {
+    off = pool;
+    for (const auto& b : c.g.buffers) {
+      if (b.loop < 0 || c.phase_of(b.loop) != ph) continue;
+      off = align(off, 1024);
+      c.buf_offset[b.id] = off;
+      off += static_cast<long long>(b.bytes) * b.depth;
+    }
+    loops_end = std::max(loops_end, off);
   }
-  const long long loops_end = off;
+  // Function-scope store staging; across phases, the stores of one shape share a region (each
+  // store first waits for the reads of every store its thread issued before it).
+  auto staged = [&](const sgraph::Buffer& b) {
+    return b.loop < 0 && c.fn_channel_of(b.id) == nullptr;
+  };
+  auto shares_with = [&](const sgraph::Buffer& b) -> const sgraph::Buffer* {
+    if (phases <= 1) return nullptr;
+    for (const auto& e : c.g.buffers) {
+      if (e.id == b.id) return nullptr;
+      if (staged(e) && e.shape == b.shape && e.bytes == b.bytes && e.depth == b.depth) return &e;
+    }
+    return nullptr;
+  };
   long long staging = 0;
   for (const auto& b : c.g.buffers)
-    if (b.loop < 0 && c.fn_channel_of(b.id) == nullptr)
+    if (staged(b) && shares_with(b) == nullptr)
       staging = align(staging, 1024) + static_cast<long long>(b.bytes) * b.depth;
   long long bar_bytes = 8LL * static_cast<long long>(c.g.channels.size());
   for (size_t li = 0; li < c.g.loops.size(); ++li)
     for (const auto& r : c.g.loops[li].rings)
       if (has_channel(static_cast<int>(li), r.id)) bar_bytes += 16LL * r.depth;  // full + empty
   const long long budget = c.g.target.smem_bytes - 1024;  // 1024 B alignment slack
-  c.overlay = staging > 0 && align(loops_end, 1024) + staging + bar_bytes > budget;
+  c.overlay = phases <= 1 && staging > 0 && align(loops_end, 1024) + staging + bar_bytes > budget;
   off = c.overlay ? align(keep_end, 1024) : align(loops_end, 1024);
   for (const auto& b : c.g.buffers) {
-    if (b.loop >= 0 || c.fn_channel_of(b.id) != nullptr) continue;
+    if (!staged(b)) continue;
+    if (const sgraph::Buffer* e = shares_with(b)) {
+      c.buf_offset[b.id] = c.buf_offset.at(e->id);
+      continue;
+    }
     off = align(off, 1024);
     c.buf_offset[b.id] = off;
     off += static_cast<long long>(b.bytes) * b.depth;

@@ -160,6 +160,12 @@ void for_each_ref(Stmt& s, const std::function<void(Text::Piece&)>& f) {
   for (auto& b : s.else_body) for_each_ref(b, f);
 }
 
+Stmt split_end() {
+  Stmt s;
+  s.kind = Stmt::Kind::SplitEnd;
+  return s;
+}
+
 void split_zero_trip(std::vector<Stmt>& body) {
   for (size_t i = 0; i < body.size(); ++i) {
     Stmt& s = body[i];
@@ -168,15 +174,22 @@ void split_zero_trip(std::vector<Stmt>& body) {
       split_zero_trip(s.else_body);
       continue;
     }
-    std::vector<Stmt> rest(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, body.end());
+    // The statements after the split up to the next phase (or the end) run in both branches.
+    size_t end = i + 1;
+    while (end < body.size() && body[end].kind != Stmt::Kind::SplitEnd) ++end;
+    std::vector<Stmt> rest(body.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                           body.begin() + static_cast<std::ptrdiff_t>(end));
     split_zero_trip(rest);
     std::vector<Stmt> zero = s.body;
     zero.insert(zero.end(), rest.begin(), rest.end());
     Stmt split = if_(s.cond, std::move(zero), s.note, std::move(rest));
+    std::vector<Stmt> tail(body.begin() + static_cast<std::ptrdiff_t>(end), body.end());
     body.resize(i);
     body.push_back(std::move(split));
-    return;
+    body.insert(body.end(), tail.begin(), tail.end());
   }
+  // Phase markers have done their work.
+  std::erase_if(body, [](const Stmt& x) { return x.kind == Stmt::Kind::SplitEnd; });
 }
 
 std::string render(const Text& t, const Namer& name) {
@@ -286,6 +299,8 @@ void print(const std::vector<Stmt>& body, int indent, const Namer& name, std::st
         break;
       case Stmt::Kind::ZeroTripSplit:
         throw Error("emit: internal: zero-trip split left unresolved (" + s.note + ")");
+      case Stmt::Kind::SplitEnd:
+        break;
     }
   }
 }

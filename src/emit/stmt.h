@@ -66,6 +66,10 @@ struct Stmt {
     // cond; body: the statements that give a loop's folded accumulators their init values after
     // a loop that ran no iteration; split_zero_trip() replaces it. Never printed.
     ZeroTripSplit,
+    // Where a zero-trip split's duplicated statements end: the start of the next phase (a
+    // top-level loop nest), whose code does not depend on the earlier loop's trip count. Never
+    // printed.
+    SplitEnd,
   };
   Kind kind = Kind::Comment;
   std::string note;  // printed as a trailing comment: the graph element it lowers
@@ -94,6 +98,7 @@ Stmt mma_issue(std::vector<Stmt> body, std::vector<Text> acc, std::string note);
 Stmt mma_wait(int pending, std::vector<Text> fence, std::string note);
 Stmt named_bar(Stmt::Kind k, int id, int threads, std::string note);
 Stmt zero_trip_split(Text cond, std::vector<Stmt> fills, std::string note);
+Stmt split_end();
 
 // Applies f to every reference in s (recursively).
 void for_each_ref(Stmt& s, const std::function<void(Text::Piece&)>& f);

@@ -134,6 +134,31 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
                 std::to_string(resident + staging) + " bytes) exceeds the budget " +
                 std::to_string(budget));
 
+  // Phases (docs/scheduler.md, "Phases"): each top-level loop nest runs after the previous one,
+  // so the rings of different nests share one pool (its footprint is the largest nest's) and the
+  // emitter joins the phases (the producer waits for every slot of the previous phase to be
+  // released before refilling the pool). Function-scope store staging then never overlays the
+  // pool (a later phase's loads may already fill it); the staging of stores of one shape shares
+  // one region, since each store waits for the reads of the stores before it.
+  std::vector<int> phase_of(loops.size(), -1);
+  int phases = 0;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    OpId top = loops[k];
+    for (OpId p = f.op(top).parent_op; p != ttgir::kNoId; p = f.op(p).parent_op)
+      if (f.op(p).name == "scf.for") top = p;
+    phase_of[k] = top == loops[k] ? phases++ : phase_of[static_cast<size_t>(loop_index[top])];
+  }
+  if (phases > 1 && !staging_ids.empty()) {
+    std::map<std::pair<std::vector<int>, int>, int64_t> shapes;  // (shape, bytes) -> bytes
+    for (int id : staging_ids) {
+      const auto& b = g.buffers[static_cast<size_t>(id)];
+      shapes[{b.shape, b.bytes}] = b.bytes;
+    }
+    staging = 0;
+    for (const auto& [k, v] : shapes) staging += v;
+  }
+  std::vector<int64_t> phase_rings(static_cast<size_t>(std::max(phases, 1)), 0);
+
   // Schedule innermost loops first.
   std::vector<ddg::BuiltLoop> built(loops.size());
   ks.plans.resize(loops.size());
@@ -151,9 +176,11 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
       built[k] =
           ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index, consumer_wgs);
     }
-    int64_t avail = budget - resident - rings_so_far;
+    int64_t& pool = phase_rings[static_cast<size_t>(phase_of[k])];
+    const int64_t avail = budget - resident - pool - (phases > 1 ? staging + 1024 : 0);
     ks.plans[k] = plan_loop(built[k].g, o.sched, avail, t.budgets.mbarrier_bytes);
-    rings_so_far += ks.plans[k].ring_bytes;
+    pool += ks.plans[k].ring_bytes;
+    rings_so_far = *std::max_element(phase_rings.begin(), phase_rings.end());
     const auto& L = built[k].loop;
     const auto& pl = ks.plans[k];
     auto lb = const_int(f, L.lb), ub = const_int(f, L.ub), st = const_int(f, L.step);
@@ -189,11 +216,25 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     }
     staging = sub_bytes;
   }
-  // Staging that still does not fit beside the rings overlays them once the loops are done.
-  const bool overlay = staging > room;
+  // Staging that still does not fit beside the rings overlays them once the loops are done
+  // (never across phases: the reserve above keeps room beside the pool).
+  const bool overlay = phases <= 1 && staging > room;
   if (resident + (overlay ? std::max(rings_so_far, staging) : rings_so_far + staging) > budget)
     throw Error("shared memory over budget after planning");
 
+  ks.smem_resident = resident;
+  ks.smem_rings = rings_so_far;
+  ks.smem_staging = staging;
+  ks.smem_overlay = overlay;
+  ks.phases = phases;
+  if (phases > 1) {
+    std::string per;
+    for (int64_t r : phase_rings) per += (per.empty() ? "" : " + ") + std::to_string(r);
+    ks.notes.push_back("shared memory pool: " + std::to_string(phases) +
+                       " phases (top-level loop nests) share their rings: footprint " +
+                       std::to_string(rings_so_far) + " B (the largest), not " + per + " B; " +
+                       "staging " + std::to_string(staging) + " B beside it");
+  }
   // Partition from the loop with tensor-core work (else the first loop).
   int main_loop = loops.empty() ? -1 : 0;
   for (size_t k = 0; k < loops.size(); ++k) {

@@ -75,26 +75,19 @@ std::string render_report(const KernelSchedule& k) {
       o += fmt::format("function-scope buffer {} {}x{} ({} B) for op {}\n", b.id, shape, b.elem,
                        b.bytes, b.producer_op);
     }
-  // Kernel-wide shared memory: resident prologue buffers + rings + epilogue staging, or
-  // max(rings, staging) when the staging overlays the rings after the loops.
-  int64_t resident = 0, staging = 0, rings = 0;
-  const ttgir::Function* fn = nullptr;
-  for (const auto& f : g.ir.functions)
-    if (f.name == g.kernel.name) fn = &f;
-  for (const auto& b : g.buffers) {
-    if (b.loop >= 0) continue;
-    bool store = fn && fn->op(b.producer_op).name == "tt.descriptor_store";
-    (store ? staging : resident) += int64_t{b.bytes} * b.depth;
-  }
-  for (const auto& p : k.plans) rings += p.ring_bytes;
-  // Same rule as schedule_kernel: staging that fits beside the rings does not overlay them.
-  if (resident + rings + staging + 1024 <= g.target.smem_bytes)
-    o += fmt::format("shared memory: resident {} + rings {} + epilogue staging {} = {} of {} B\n",
-                     resident, rings, staging, resident + rings + staging, g.target.smem_bytes);
+  // Kernel-wide shared memory as schedule_kernel planned it: resident prologue buffers + the
+  // ring pool + epilogue staging, or max(pool, staging) when the staging overlays the pool.
+  const int64_t resident = k.smem_resident, rings = k.smem_rings, staging = k.smem_staging;
+  const std::string pool =
+      k.phases > 1 ? "ring pool of " + std::to_string(k.phases) + " phases " : "rings ";
+  if (!k.smem_overlay)
+    o += fmt::format("shared memory: resident {} + {}{} + epilogue staging {} = {} of {} B\n",
+                     resident, pool, rings, staging, resident + rings + staging,
+                     g.target.smem_bytes);
   else
     o += fmt::format(
-        "shared memory: resident {} + max(rings {}, epilogue staging {} overlaid) = {} of {} B\n",
-        resident, rings, staging, resident + std::max(rings, staging), g.target.smem_bytes);
+        "shared memory: resident {} + max({}{}, epilogue staging {} overlaid) = {} of {} B\n",
+        resident, pool, rings, staging, resident + std::max(rings, staging), g.target.smem_bytes);
   for (const auto& n : k.notes) o += "note: " + n + "\n";
   return o;
 }

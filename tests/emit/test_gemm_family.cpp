@@ -19,6 +19,7 @@ using namespace sched2cu::emit;
 const fs::path kRoot = fs::path(SCHED2CU_SOURCE_DIR);
 const fs::path kCase7 = kRoot / "examples/case7_wgrad_bias/schedule_graph.json";
 const fs::path kGelu = kRoot / "tests/harness/gpu_cases/gemm_bt_gelu/schedule_graph.json";
+const fs::path kCase8 = kRoot / "examples/case8_multiphase_gemm/schedule_graph.json";
 
 struct Fixture {
   explicit Fixture(const fs::path& p) : g(sched2cu::sgraph::read_schedule_graph(p)) {}
@@ -105,6 +106,37 @@ TEST(GemmFamily, BiasColumnLoadedInTheAccumulatorsColumnLayout) {
   // The f16 row of the bias, widened, is read by accumulator math through mcol_bcast.
   EXPECT_NE(s.find("mcol_bcast(x_13_44)"), std::string::npos);
   EXPECT_NE(s.find("erff("), std::string::npos);
+}
+
+size_t count(const std::string& s, const std::string& x) {
+  size_t n = 0;
+  for (size_t at = s.find(x); at != std::string::npos; at = s.find(x, at + x.size())) ++n;
+  return n;
+}
+
+// case8: three K loops in sequence (phases). Their rings start at one offset (the pool), the
+// producer joins the phases, each phase's zero-trip split ends where the next phase starts, and
+// only the last store waits for its bulk group (the others overlap the next phase; the next
+// store waits for their reads before it rewrites the shared staging).
+TEST(GemmFamily, PhasesShareOnePoolAndJoin) {
+  const std::string s = emitted(kCase8);
+  EXPECT_NE(s.find("buf3 = smem + 0;"), std::string::npos);  // loop 0's A ring
+  EXPECT_NE(s.find("buf5 = smem + 0;"), std::string::npos);  // loop 1's, the same bytes
+  EXPECT_NE(s.find("buf7 = smem + 0;"), std::string::npos);  // loop 2's
+  EXPECT_EQ(count(s, "uint8_t* const buf0 = smem + 147456;"), 1U);
+  EXPECT_EQ(count(s, "uint8_t* const buf2 = smem + 147456;"), 1U);  // one staging region
+  // The producer waits for every slot of the previous phase before refilling the pool.
+  const size_t join0 = s.find("ring0_0->wait_empty(it0 + T0 + j);");
+  const size_t join1 = s.find("ring1_0->wait_empty(it1 + T1 + j);");
+  ASSERT_NE(join0, std::string::npos);
+  ASSERT_NE(join1, std::string::npos);
+  EXPECT_LT(join0, s.find("ring1_0->wait_empty(it1 + (k1));"));
+  EXPECT_LT(join1, s.find("ring2_0->wait_empty(it2 + (k2));"));
+  // Each later loop is emitted once per role (producer, consumer), not once per branch of the
+  // previous loop's zero-trip split.
+  EXPECT_EQ(count(s, "// loop 1 (op 33 scf.for)"), 2U);
+  EXPECT_EQ(count(s, "// loop 2 (op 43 scf.for)"), 2U);
+  EXPECT_EQ(count(s, "tma_wait<0>();  // stores complete (and staging read) before exit"), 2U);
 }
 
 }  // namespace

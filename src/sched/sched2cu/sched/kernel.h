@@ -34,6 +34,12 @@ struct KernelSchedule {
   std::vector<int> tc_turns;    // parallel to graph.loops: build_loop's tc_turns (ping-pong)
   Partition partition;
   std::vector<std::string> notes;  // decisions worth reporting (grid guesses, cuts, warnings)
+  // The kernel-wide shared-memory plan as schedule_kernel sized it (bytes): resident prologue
+  // buffers, the ring pool (the largest phase's rings), function-scope store staging, and
+  // whether the staging overlays the pool once the loops are done.
+  int64_t smem_resident = 0, smem_rings = 0, smem_staging = 0;
+  bool smem_overlay = false;
+  int phases = 0;  // top-level loop nests, whose rings share the pool
 };
 
 KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source,

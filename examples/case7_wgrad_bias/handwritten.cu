@@ -243,9 +243,11 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
               16 !=
           0)
     return cudaErrorInvalidValue;
-  // An empty tensor: a tensor map cannot describe it and there is nothing to launch (the
-  // generated launcher does the same; docs/abi.md). At M = 0, dW and db are left untouched.
-  if (M == 0 || K == 0 || N == 0) return cudaSuccess;
+  // An empty tensor: a tensor map cannot describe it. With K_OUT = 0 or N_IN = 0 no program has
+  // a tile, so nothing is written; M = 0 (dW = 0, db = 0 to be written) is refused rather than
+  // left unwritten (the generated launcher does the same; docs/abi.md).
+  if (M == 0) return cudaErrorInvalidValue;
+  if (K == 0 || N == 0) return cudaSuccess;
 
   CUtensorMap map_dout, map_act, map_dw;
   cudaError_t e;

@@ -383,12 +383,13 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
   if (grid_x * grid_y > 2147483647LL) return cudaErrorInvalidValue;
+  const bool outputs_empty = (arg_M == 0 || arg_N == 0) && (arg_M == 0 || arg_N == 0) && (arg_M == 0 || arg_N == 0);  // a launch is skipped only when every output is empty
   CUtensorMap map_a1_0_21;  // op 9 tt.make_tensor_descriptor
   {
     if (arg_a1_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_a1_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_K), static_cast<long long>(arg_M)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_K) * 2u};
@@ -401,7 +402,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_b1_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_b1_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_K)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};
@@ -414,7 +415,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_c1_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_c1_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_M)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};
@@ -427,7 +428,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_a2_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_a2_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_K), static_cast<long long>(arg_M)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_K) * 2u};
@@ -440,7 +441,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_b2_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_b2_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_K)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};
@@ -453,7 +454,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_c2_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_c2_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_M)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};
@@ -466,7 +467,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_a3_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_a3_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_K), static_cast<long long>(arg_M)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_K) * 2u};
@@ -479,7 +480,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_b3_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_b3_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_K)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};
@@ -492,7 +493,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_c3_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_c3_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_M)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};

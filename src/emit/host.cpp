@@ -75,6 +75,28 @@ std::string lower_host(Ctx& c, const std::string& kname) {
   else
     o += "  if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return "
          "cudaErrorInvalidValue;\n";
+  // A tensor map cannot describe an empty tensor. Skipping the launch is right only when every
+  // output is empty (nothing to write); an empty input with a non-empty output (K = 0 of a GEMM,
+  // whose C is the bias or zero) is refused instead of silently left unwritten (docs/abi.md).
+  {
+    bool pointer_stores = false;
+    for (const auto& x : c.f.ops) pointer_stores |= x.name == "tt.store";
+    std::string all_empty;
+    for (auto& [op, d] : c.descs) {
+      bool stored = false;
+      for (int u : c.f.value(c.op(op).results.at(0)).users)
+        stored |= c.op(u).name == "tt.descriptor_store";
+      if (!stored || d.box.empty()) continue;
+      const ttgir::Op& mk = c.op(op);
+      std::string any_zero;
+      for (size_t k = 0; k < d.block.size(); ++k)
+        any_zero += (k ? " || " : "") + host_expr(c, mk.operands[1 + k], op) + " == 0";
+      all_empty += (all_empty.empty() ? "(" : " && (") + any_zero + ")";
+    }
+    if (pointer_stores || all_empty.empty()) all_empty = "false";
+    o += "  const bool outputs_empty = " + all_empty +
+         ";  // a launch is skipped only when every output is empty\n";
+  }
   for (auto& [op, d] : c.descs) {
     const ttgir::Op& mk = c.op(op);
     if (d.box.empty()) {
@@ -124,11 +146,11 @@ std::string lower_host(Ctx& c, const std::string& kname) {
     o += dims;
     o += "};\n";
     // A negative extent (or one past TMA's 2^32) is the caller's error; cuTensorMapEncodeTiled
-    // rejects a zero extent, and a kernel over an empty tensor has nothing to compute
-    // (docs/abi.md).
+    // rejects a zero extent: nothing to do when every output is empty, else refused.
     o += "    for (long long x : ext) if (x < 0 || x > 4294967296LL) return "
          "cudaErrorInvalidValue;\n";
-    o += "    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor\n";
+    o += "    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : "
+         "cudaErrorInvalidValue;  // an empty tensor\n";
     o += "    uint64_t dims[" + R + "];\n";
     o += "    for (int i = 0; i < " + R + "; ++i) dims[i] = static_cast<uint64_t>(ext[i]);\n";
     o += "    const uint64_t strides[" + S(static_cast<long long>(rank - 1)) + "] = {" + strides +

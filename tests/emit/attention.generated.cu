@@ -453,12 +453,13 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
   if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return cudaErrorInvalidValue;
+  const bool outputs_empty = (((arg_Z * arg_H) * arg_N_CTX) == 0 || (128) == 0) && (((arg_Z * arg_H) * arg_N_CTX) == 0);  // a launch is skipped only when every output is empty
   CUtensorMap map_q_desc_21;  // op 12 tt.make_tensor_descriptor
   {
     if (arg_Q == nullptr || reinterpret_cast<uintptr_t>(arg_Q) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>((128LL)) * 2u};
@@ -471,7 +472,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_K == nullptr || reinterpret_cast<uintptr_t>(arg_K) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>((128LL)) * 2u};
@@ -484,7 +485,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_V == nullptr || reinterpret_cast<uintptr_t>(arg_V) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>((128LL)) * 2u};
@@ -497,7 +498,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_O == nullptr || reinterpret_cast<uintptr_t>(arg_O) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>((128LL)) * 2u};
@@ -510,7 +511,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_M == nullptr || reinterpret_cast<uintptr_t>(arg_M) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[1] = {static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[1];
     for (int i = 0; i < 1; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[0] = {};

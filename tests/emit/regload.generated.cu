@@ -205,12 +205,13 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
   if (grid_x * grid_y > 2147483647LL) return cudaErrorInvalidValue;
+  const bool outputs_empty = (arg_M == 0 || arg_N == 0);  // a launch is skipped only when every output is empty
   CUtensorMap map_a_desc_0_16;  // op 9 tt.make_tensor_descriptor
   {
     if (arg_a_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_a_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_K), static_cast<long long>(arg_M)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_K) * 2u};
@@ -223,7 +224,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_b_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_b_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_K)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};
@@ -237,7 +238,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     if (arg_c_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_c_ptr) % 16 != 0) return cudaErrorInvalidValue;
     const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(arg_M)};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
-    for (long long x : ext) if (x == 0) return cudaSuccess;  // an empty tensor
+    for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
     for (int i = 0; i < 2; ++i) dims[i] = static_cast<uint64_t>(ext[i]);
     const uint64_t strides[1] = {static_cast<uint64_t>(arg_N) * 2u};

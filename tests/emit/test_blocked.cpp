@@ -94,8 +94,11 @@ TEST(BlockedEmit, LayerNormTilesThroughTmaAndTwoCtasPerSm) {
   // through shared memory (four conversions with two barriers each cost 5% at M = 16384).
   EXPECT_EQ(s.find("bconvert("), std::string::npos);
   EXPECT_NE(s.find("bload<8>(w_2_21_as_y_10_32"), std::string::npos);
-  // Empty and invalid tensors are the launcher's to answer, not the driver's.
-  EXPECT_NE(s.find("if (x == 0) return cudaSuccess;"), std::string::npos);
+  // Empty and invalid tensors are the launcher's to answer, not the driver's: M = 0 empties Y,
+  // the only output, so nothing is launched.
+  EXPECT_NE(s.find("const bool outputs_empty = (arg_M == 0 || (512) == 0);"), std::string::npos);
+  EXPECT_NE(s.find("if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;"),
+            std::string::npos);
   EXPECT_NE(s.find("if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;"),
             std::string::npos);
 }

@@ -139,4 +139,17 @@ TEST(GemmFamily, PhasesShareOnePoolAndJoin) {
   EXPECT_EQ(count(s, "tma_wait<0>();  // stores complete (and staging read) before exit"), 2U);
 }
 
+// An empty input with a non-empty output (K = 0 of a GEMM: C is the bias, or zero) is refused,
+// never skipped with cudaSuccess and C left unwritten (it was); an empty output launches
+// nothing; a kernel with pointer stores never proves its outputs empty.
+TEST(GemmFamily, EmptyTensorsAreSkippedOnlyWhenEveryOutputIsEmpty) {
+  const std::string s5 = emitted(kRoot / "examples/case5_addmm_bias/schedule_graph.json");
+  EXPECT_NE(s5.find("const bool outputs_empty = (arg_M == 0 || arg_N == 0);"), std::string::npos);
+  EXPECT_NE(s5.find("if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;"),
+            std::string::npos);
+  EXPECT_EQ(s5.find("if (x == 0) return cudaSuccess;"), std::string::npos);
+  const std::string s7 = emitted(kCase7);
+  EXPECT_NE(s7.find("const bool outputs_empty = false;"), std::string::npos);
+}
+
 }  // namespace

@@ -1650,6 +1650,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
   if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return cudaErrorInvalidValue;
+  const bool outputs_empty = false;  // a launch is skipped only when every output is empty
   static bool smem_attr_set = false;
   if (!smem_attr_set) {
     if ((e = cudaFuncSetAttribute(row_softmax_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemAlloc)) != cudaSuccess)

@@ -8,7 +8,9 @@
 
 #include "command_registry.h"
 #include "sched2cu/common/file_util.h"
+#include "sched2cu/emit/emit.h"
 #include "sched2cu/sched/kernel.h"
+#include "sched2cu/sgraph/json_io.h"
 
 namespace {
 
@@ -86,6 +88,12 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
   return std::function<int()>([a]() {
     std::string rep = schedule_anywhere(a->in, a->out, a->o);
     if (a->report) std::fputs(rep.c_str(), stdout);
+    // The scheduler models ops the emitter may not lower: say so now, not at `emit`.
+    const auto g = sched2cu::sgraph::read_schedule_graph(a->out);
+    const auto missing = sched2cu::emit::unsupported_ops(g.ir, g.kernel.name);
+    for (const auto& m : missing)
+      std::fprintf(stderr, "%s: warning: emit has no lowering for %s (docs/supported_ops.md)\n",
+                   m.where.c_str(), m.what.c_str());
     return 0;
   });
 });

@@ -11,6 +11,7 @@ namespace sched2cu::emit {
 
 std::string emit_cuda(const sgraph::ScheduleGraph& g, const Options& opts) {
   sgraph::validate(g, opts.graph_path);
+  check_coverage(g.ir, g.kernel.name);
   const ttgir::Function& f = g.ir.function(g.kernel.name);
   Ctx c(g, g.ir, f);
   const std::string kname = g.kernel.name;

@@ -167,6 +167,47 @@ TEST(EmitErrors, UnsupportedOpNamesOpAndLine) {
   }
 }
 
+// Every op without a lowering is named at once, each with its TTGIR and Python lines (emit
+// stopped at the first, so a user fixed them one run at a time).
+TEST(EmitErrors, EveryOpWithoutALoweringIsListed) {
+  auto g = fixture();
+  auto& f = g.ir.functions.at(0);
+  std::vector<int> renamed;
+  for (auto& o : f.ops)
+    if (o.name == "arith.muli" && renamed.size() < 2) {
+      o.name = renamed.empty() ? "arith.shrui" : "arith.remui";
+      renamed.push_back(o.id);
+    }
+  ASSERT_EQ(renamed.size(), 2U);
+  const auto missing = sched2cu::emit::unsupported_ops(g.ir, g.kernel.name);
+  ASSERT_EQ(missing.size(), 2U);
+  EXPECT_NE(missing[1].what.find("'arith.remui' (from kernel.py:"), std::string::npos);
+  try {
+    emit(g, "g.json");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("op " + std::to_string(renamed[0]) + " 'arith.shrui'"), std::string::npos)
+        << m;
+    EXPECT_NE(m.find("1 more op(s) without a lowering:\ntests/emit/case1_input.ttgir:"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("op " + std::to_string(renamed[1]) + " 'arith.remui' (from kernel.py:"),
+              std::string::npos)
+        << m;
+  }
+}
+
+// docs/supported_ops.md is the op table's, regenerated, never edited by hand.
+TEST(SupportedOps, DocIsCurrent) {
+  const fs::path doc = kSrc / "docs/supported_ops.md";
+  const std::string text = sched2cu::emit::supported_ops_markdown();
+  if (update_golden()) sched2cu::write_file_atomic(doc, text);
+  EXPECT_EQ(text, sched2cu::read_file(doc)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
+  EXPECT_NE(text.find("- `ttng.warp_group_dot`"), std::string::npos);
+  EXPECT_EQ(text.find("`arith.shrui`"), std::string::npos);
+}
+
 TEST(EmitErrors, MissingStagingBuffer) {
   auto g = fixture();
   g.buffers.pop_back();  // the epilogue staging buffer

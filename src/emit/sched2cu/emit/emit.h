@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sched2cu/sgraph/schedule_graph.h"
 
@@ -16,7 +17,20 @@ struct Options {
   std::string graph_path = "schedule_graph.json";
 };
 
-// The generated.cu text. Validates the graph first (sgraph::validate); throws sched2cu::Error.
+// The generated.cu text. Validates the graph first (sgraph::validate), then that the op table
+// lowers every op of the kernel (check_coverage); throws sched2cu::Error.
 std::string emit_cuda(const sgraph::ScheduleGraph& g, const Options& opts);
+
+// An op the op table has no lowering for: its TTGIR location ("file:line:col") and "op N 'name'
+// (from kernel.py:L:C)".
+struct UnsupportedOp {
+  std::string where, what;
+};
+// Every such op of `kernel`, in op order (empty when the emitter covers the kernel).
+std::vector<UnsupportedOp> unsupported_ops(const ttgir::Module& m, const std::string& kernel);
+// Throws one sched2cu::Error naming the first such op and listing every other.
+void check_coverage(const ttgir::Module& m, const std::string& kernel);
+// docs/supported_ops.md: the op table's ops as Markdown, grouped by lowering.
+std::string supported_ops_markdown();
 
 }  // namespace sched2cu::emit

@@ -141,7 +141,7 @@ BLayout params_of(const Ctx& c, const ttgir::Attribute& enc, int op) {
   // warp), columns when only axis 0 is reduced, else the encoding's split rescaled.
   const std::string key = enc.str();
   const int axes = reduced_axes(c, key);
-  if ((axes & 1) == 0 && fits_along(c, key, 0, b.S0 * b.T0, NW)) {
+  if ((axes & 1) == 0 && fits_along(c, key, 0, int64_t{b.S0} * b.T0, NW)) {
     b.W0 = NW;
     b.W1 = 1;
   } else if (const int t1 = axes == 1 ? lanes_for_columns(c, key, b, NW) : 0; t1 > 0) {
@@ -152,7 +152,8 @@ BLayout params_of(const Ctx& c, const ttgir::Attribute& enc, int op) {
     b.W1 = NW;
   } else {
     while (b.W0 * b.W1 > NW) (b.W1 > 1 ? b.W1 : b.W0) /= 2;
-    while (b.W0 * b.W1 < NW) (fits_along(c, key, 0, b.S0 * b.T0, b.W0 * 2) ? b.W0 : b.W1) *= 2;
+    while (b.W0 * b.W1 < NW)
+      (fits_along(c, key, 0, int64_t{b.S0} * b.T0, b.W0 * 2) ? b.W0 : b.W1) *= 2;
   }
   b.S1 = widened_s1(c, enc, b.S1, b.T1, b.W1);
   return b;

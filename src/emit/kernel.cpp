@@ -49,7 +49,8 @@ std::vector<Stmt> phase_join(const Ctx& c, const sgraph::Role& r, int li) {
     if (c.phase_of(static_cast<int>(pl)) != ph - 1) continue;
     const auto& L = c.g.loops[pl];
     const std::string n = S(static_cast<long long>(pl));
-    const std::string count = L.parent_loop < 0 ? "it" + n + " + T" + n : "it" + n;
+    std::string count = "it" + n;
+    if (L.parent_loop < 0) count.append(" + T").append(n);
     for (const auto& rg : L.rings)
       for (const auto& ch : L.channels)
         if (ch.ring == rg.id && ch.producer_role == r.id)
@@ -290,8 +291,15 @@ std::string lower_kernel(Ctx& c) {
     std::string base = "wg";
     for (const sgraph::Role& r : c.g.launch.roles)
       if (r.warpgroups.size() > 1 && !r.pingpong && c.role_scratch.count(r.id) != 0)
-        base = "(wg >= " + S(r.warpgroups.front()) + " && wg <= " + S(r.warpgroups.back()) + " ? " +
-               S(r.warpgroups.front()) + " : " + base + ")";
+        base = std::string("(wg >= ")
+                   .append(S(r.warpgroups.front()))
+                   .append(" && wg <= ")
+                   .append(S(r.warpgroups.back()))
+                   .append(" ? ")
+                   .append(S(r.warpgroups.front()))
+                   .append(" : ")
+                   .append(base)
+                   .append(")");
     head.push_back(code("uint8_t* const scratch = smem + " + S(off) + " + " + base + " * " +
                             S(c.scratch_bytes) + ";",
                         "blocked-layout scratch, " + S(c.scratch_bytes) + " B per warpgroup"));

@@ -111,7 +111,7 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
           L.split() ? "(slice * " + S(vd.rows) + " + " + S(64LL * s) + ")" : Text(S(64LL * s));
       const Text desc_a = a_mn ? "wgmma_desc_mn<" + S(swa) + ", " + S(ba.shape.at(0)) + ">(" +
                                      slot_a + " + " + row0 + " / " + S(swa / elem_bytes(ea)) +
-                                     " * " + S(ba.shape.at(0) * swa) + ", ks)"
+                                     " * " + S(1LL * ba.shape.at(0) * swa) + ", ks)"
                                : "wgmma_desc_k<" + S(swa) + ", " + S(ba.shape.at(0)) + ">(" +
                                      slot_a + " + " + row0 + " * " + S(swa) + ", ks)";
       body.push_back(code("#pragma unroll"));

@@ -1,9 +1,12 @@
 // Entry point of the `sched2cu` binary: builds the CLI from the registered subcommands and turns
 // every user-facing error (sched2cu::Error) into one line on stderr and exit status 1; any other
-// exception, even one thrown while building the CLI, is one "internal error" line and status 3.
+// exception, even one thrown while building the CLI, is one "internal error" line and status 3;
+// standard output that could not be written is an error too.
 // It never holds pipeline logic.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "command_registry.h"
@@ -33,9 +36,20 @@ int run_cli(int argc, char** argv) {
 
 }  // namespace
 
+// Output a command printed but the system could not take (a full disk, a closed pipe) is lost
+// output: an error, never exit 0.
+int checked_stdout(int rc) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    std::fprintf(stderr, "sched2cu: error: writing standard output failed: %s\n",
+                 std::strerror(errno));
+    return rc == 0 ? 1 : rc;
+  }
+  return rc;
+}
+
 int main(int argc, char** argv) {
   try {
-    return run_cli(argc, argv);
+    return checked_stdout(run_cli(argc, argv));
   } catch (const sched2cu::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

@@ -1,6 +1,9 @@
 // Whole-file reads, atomic writes and repository-relative names (see file_util.h).
 #include "sched2cu/common/file_util.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -28,18 +31,56 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
 }
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path.string() + ": error: cannot write: " + std::strerror(errno));
-    out << content;
-    out.flush();
-    if (!out) throw Error(path.string() + ": error: write failed");
-  }
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(path.string() + ": error: cannot replace: " + ec.message());
+  // A symlink is written through: its target is replaced, the link stays a link.
+  fs::path dest = path;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    dest = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    if (ec) throw Error(path.string() + ": error: cannot resolve the symlink: " + ec.message());
+  }
+  // Only a regular file (or nothing) is replaced: renaming over a device, FIFO, socket or
+  // directory would destroy it (`-o /dev/full` replaced the device node).
+  const fs::file_status st = fs::status(dest, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw Error(path.string() + ": error: not a regular file (a device, FIFO, socket or " +
+                "directory): refusing to replace it");
+  // A temporary of our own beside it (O_EXCL: an existing file of that name is never touched).
+  fs::path tmp;
+  int fd = -1;
+  for (int k = 0; k < 1000 && fd < 0; ++k) {
+    tmp = dest;
+    tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(k);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST)
+      throw Error(path.string() + ": error: cannot write: " + std::strerror(errno));
+  }
+  if (fd < 0) throw Error(path.string() + ": error: cannot create a temporary file beside it");
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      fs::remove(tmp, ec);
+      throw Error(path.string() + ": error: write failed: " + std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    fs::remove(tmp, ec);
+    throw Error(path.string() + ": error: write failed: " + std::strerror(err));
+  }
+  // The new file keeps the permissions of the one it replaces.
+  if (fs::exists(st)) fs::permissions(tmp, st.permissions(), ec);
+  fs::rename(tmp, dest, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw Error(path.string() + ": error: cannot replace: " + why);
+  }
 }
 
 std::optional<std::filesystem::path> repo_root_of(const std::filesystem::path& path) {

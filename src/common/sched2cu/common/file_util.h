@@ -16,7 +16,10 @@ std::string read_file(const std::filesystem::path& path);
 // error, for the caller).
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path);
 
-// Writes `content` atomically; throws sched2cu::Error naming the path if it cannot.
+// Writes `content` atomically: into a temporary file of its own beside the destination (created
+// exclusively, so no existing file is consumed), renamed into place. A symlink is written through
+// (its target replaced, the link kept); a destination that exists and is not a regular file
+// (device, FIFO, directory) is refused. Throws sched2cu::Error naming the path if it cannot.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
 
 // The repository holding `path`: the nearest ancestor directory of its absolute, symlink-resolved

@@ -52,7 +52,10 @@ Parser::Parser(std::string_view text, std::string file) : s_(text), file_(std::m
   line_starts_.push_back(0);
   for (size_t i = 0; i < s_.size(); ++i)
     if (s_[i] == '\n') line_starts_.push_back(i + 1);
-  // Raw bytes are checked once here (escapes inside strings are checked where decoded).
+  // Raw bytes are checked once here (escapes inside strings are checked where decoded). A NUL
+  // byte is valid UTF-8 but no TTGIR text: the lexer would read it as the end of the input.
+  if (size_t nul = s_.find('\0'); nul != std::string_view::npos)
+    fail(nul, "NUL byte (0x00) in the input: a TTGIR file is text");
   if (size_t bad = first_invalid_utf8(s_); bad != std::string_view::npos) {
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02X",

@@ -189,6 +189,16 @@ TEST(TtgirErrors, NonUtf8BytesOutsideStringsAreRejected) {
   EXPECT_EQ(error_of(text), "<no error>");  // valid UTF-8 (e-acute) is fine
 }
 
+// A NUL byte was read as the end of the input: "unexpected end of file inside a region (missing
+// '}')" at a line with more text after it. It is named where it is.
+TEST(TtgirErrors, NulByteIsNamedWhereItIs) {
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i32";
+  text += '\0';
+  text += "\n" + kTail;
+  EXPECT_EQ(error_of(text),
+            "t.ttgir:4:33: error: NUL byte (0x00) in the input: a TTGIR file is text");
+}
+
 TEST(TtgirErrors, MissingFile) { EXPECT_THROW(parse_file("/nonexistent/x.ttgir"), Error); }
 
 TEST(TtgirErrors, EveryPrefixOfAFixtureFailsCleanly) {

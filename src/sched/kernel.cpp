@@ -75,6 +75,27 @@ bool math_between_mmas(const ddg::Ddg& g) {
 
 }  // namespace
 
+// Runs `step`; an Error it throws without a location gets the loop op's TTGIR location (else
+// the kernel's source) and what was being planned, so that no scheduling error is unlocated.
+template <class F>
+auto located(const Function& f, OpId op, const std::string& source, const std::string& what, F step)
+    -> decltype(step()) {
+  try {
+    return step();
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    if (msg.find(": error: ") != std::string::npos) throw;
+    std::string where = source;
+    std::string py;
+    if (op != ttgir::kNoId) {
+      const auto& loc = f.op(op).loc;
+      if (loc.ir.known()) where = loc.ir.str();
+      if (loc.src.known()) py = " (from " + loc.src.str() + ")";
+    }
+    throw Error(where + ": error: " + what + py + ": " + msg);
+  }
+}
+
 KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source,
                                const ddg::TargetModel& t, const KernelOptions& o) {
   KernelSchedule ks;
@@ -178,7 +199,9 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     }
     int64_t& pool = phase_rings[static_cast<size_t>(phase_of[k])];
     const int64_t avail = budget - resident - pool - (phases > 1 ? staging + 1024 : 0);
-    ks.plans[k] = plan_loop(built[k].g, o.sched, avail, t.budgets.mbarrier_bytes);
+    ks.plans[k] = located(f, loops[k], source, "loop " + std::to_string(k), [&] {
+      return plan_loop(built[k].g, o.sched, avail, t.budgets.mbarrier_bytes);
+    });
     pool += ks.plans[k].ring_bytes;
     rings_so_far = *std::max_element(phase_rings.begin(), phase_rings.end());
     const auto& L = built[k].loop;
@@ -220,7 +243,9 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   // (never across phases: the reserve above keeps room beside the pool).
   const bool overlay = phases <= 1 && staging > room;
   if (resident + (overlay ? std::max(rings_so_far, staging) : rings_so_far + staging) > budget)
-    throw Error("shared memory over budget after planning");
+    throw Error(source + ": error: shared memory over budget after planning (resident " +
+                std::to_string(resident) + " + rings " + std::to_string(rings_so_far) +
+                " + staging " + std::to_string(staging) + " B > " + std::to_string(budget) + ")");
 
   ks.smem_resident = resident;
   ks.smem_rings = rings_so_far;
@@ -253,7 +278,10 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     pin.temp_regs = built[main_loop].facts.peak_regs;
   }
   ddg::Ddg empty;
-  ks.partition = partition(main_loop >= 0 ? built[main_loop].g : empty, pin, t.budgets);
+  ks.partition = located(
+      f, main_loop >= 0 ? loops[static_cast<size_t>(main_loop)] : ttgir::kNoId, source,
+      "the role partition",
+      [&] { return partition(main_loop >= 0 ? built[main_loop].g : empty, pin, t.budgets); });
   for (const auto& w : ks.partition.warnings) ks.notes.push_back(w);
   g.launch.warpgroups = ks.partition.warpgroups;
   for (size_t r = 0; r < ks.partition.roles.size(); ++r) {

@@ -4,6 +4,8 @@
 // per line) and the bytes a pure function of the graph. Never emit floats or pointer values.
 #include "sched2cu/sgraph/json_io.h"
 
+#include <climits>
+
 #include <nlohmann/json.hpp>
 
 #include "sched2cu/common/diag.h"
@@ -232,9 +234,17 @@ struct Cur {
     if (!j.is_array()) fail("expected an array");
     return j.size();
   }
-  int i() const {
+  // An integer that fits `long long` (past 2^63 nlohmann holds it unsigned, and get<long long>
+  // wrapped 2^64 - 1 to -1).
+  long long ll() const {
     if (!j.is_number_integer()) fail("expected an integer");
-    auto v = j.get<long long>();
+    if (j.is_number_unsigned() &&
+        j.get<unsigned long long>() > static_cast<unsigned long long>(LLONG_MAX))
+      fail("integer out of range");
+    return j.get<long long>();
+  }
+  int i() const {
+    auto v = ll();
     if (v < -(1LL << 31) || v >= (1LL << 31)) fail("integer out of range");
     return static_cast<int>(v);
   }
@@ -265,10 +275,7 @@ GridExpr grid_from(const Cur& c) {
     c.fail("expected an object with one key: int, param, num_sms, add, sub, mul, div or cdiv");
   const std::string key = c.j.begin().key();
   Cur v = c.at(key.c_str());
-  if (key == "int") {
-    if (!v.j.is_number_integer()) v.fail("expected an integer");
-    return GridExpr::integer(v.j.get<long long>());
-  }
+  if (key == "int") return GridExpr::integer(v.ll());
   if (key == "param") return GridExpr::parameter(v.s());
   if (key == "num_sms") {
     if (!v.b()) v.fail("must be true");

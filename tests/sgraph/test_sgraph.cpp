@@ -96,6 +96,14 @@ TEST(SgraphJson, SchemaErrorsNameTheJsonPath) {
   m = mutate("{\"int\": 1}", "\"1\"");  // the version-1 string form
   EXPECT_NE(m.find("/launch/grid/2: expected an object with one key"), std::string::npos) << m;
   EXPECT_NE(error_of("[1, 2]").find("expected an object"), std::string::npos);
+  // Integers past 2^63 are held unsigned by the JSON library and wrapped to negatives (2^64 - 1
+  // read as -1, accepted); a float where an integer belongs is no integer.
+  m = mutate("\"ii\": 1024", "\"ii\": 18446744073709551615");
+  EXPECT_NE(m.find("/loops/0/ii: integer out of range"), std::string::npos) << m;
+  m = mutate("{\"int\": 1}", "{\"int\": 18446744073709551615}");
+  EXPECT_NE(m.find("/launch/grid/2/int: integer out of range"), std::string::npos) << m;
+  m = mutate("\"ii\": 1024", "\"ii\": 1024.5");
+  EXPECT_NE(m.find("/loops/0/ii: expected an integer"), std::string::npos) << m;
 }
 
 // Grid expressions: the text form --grid accepts, its printing (minimal parentheses), the host

@@ -208,6 +208,31 @@ TEST(SupportedOps, DocIsCurrent) {
   EXPECT_EQ(text.find("`arith.shrui`"), std::string::npos);
 }
 
+// A TMA box larger than its slot (a graph buffer shrunk with its shape, bytes and channel kept
+// consistent, so the graph validates) would write past the slot: refused with the load's
+// location (it compiled, and arm() expected fewer bytes than the copies deliver).
+TEST(EmitErrors, TmaBoxLargerThanItsSlotIsRefused) {
+  auto g = fixture();
+  bool shrunk = false;
+  for (auto& b : g.buffers)
+    if (b.loop >= 0 && !shrunk) {
+      b.shape[0] /= 2;
+      b.bytes /= 2;
+      for (auto& ch : g.loops.at(static_cast<size_t>(b.loop)).channels)
+        if (ch.ring == b.ring) ch.expect_bytes -= b.bytes;
+      shrunk = true;
+    }
+  ASSERT_TRUE(shrunk);
+  try {
+    emit(g, "g.json");
+    FAIL() << "a slot smaller than its TMA box was accepted";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("the TMA box (16384 B) differs from buffer"), std::string::npos) << m;
+    EXPECT_NE(m.find("tests/emit/case1_input.ttgir:"), std::string::npos) << m;
+  }
+}
+
 TEST(EmitErrors, MissingStagingBuffer) {
   auto g = fixture();
   g.buffers.pop_back();  // the epilogue staging buffer

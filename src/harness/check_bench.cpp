@@ -152,6 +152,7 @@ json bench_json(const std::vector<CaseRow>& rows, const json& device) {
 
 int run_check(const RunOptions& opt) {
   GpuMeasurer gpu(opt);
+  if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
   auto rows = check_rows(opt, std::ref(gpu));
   std::vector<std::string> header = {"case", "generated", "handwritten"};
   std::fputs(render_table(to_table(header, rows), false).c_str(), stdout);
@@ -181,6 +182,7 @@ std::string render_bench(const std::vector<CaseRow>& rows, TableFormat format) {
 
 int run_bench(const RunOptions& opt) {
   GpuMeasurer gpu(opt);
+  if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
   auto rows = bench_rows(opt, std::ref(gpu));
   std::fputs(render_bench(rows, opt.markdown ? TableFormat::Markdown : TableFormat::Box).c_str(),
              stdout);

@@ -152,6 +152,8 @@ int run_compare(const RunOptions& opt) {
     return 2;
   }
   GpuMeasurer gpu(opt);
+  // Before the other revision's worktree and its nvcc builds.
+  if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
   auto rows = compare_rows(opt, std::ref(gpu));
   std::fputs(render_compare(rows, opt.rev, stdout_wants_bold(),
                             opt.markdown ? TableFormat::Markdown : TableFormat::Box)

@@ -9,6 +9,7 @@
 #include "sched2cu/bench/gpu.h"
 #include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
+#include "sched2cu/harness/cases.h"
 #include "sched2cu/harness/child.h"
 #include "sched2cu/harness/git.h"
 #include "sched2cu/harness/subprocess.h"
@@ -55,6 +56,13 @@ struct GpuMeasurer::Lock {
 
 GpuMeasurer::GpuMeasurer(const RunOptions& opt) : opt_(opt) {}
 GpuMeasurer::~GpuMeasurer() = default;
+
+bool GpuMeasurer::any_to_measure(const RunOptions& opt) {
+  std::error_code ec;
+  for (const auto& name : select_cases(opt.examples, opt.cases_arg))
+    if (fs::is_regular_file(opt.examples / name / kSpecFile, ec)) return true;
+  return false;
+}
 
 void GpuMeasurer::ensure_gpu() {
   if (!device_.is_null()) return;

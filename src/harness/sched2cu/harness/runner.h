@@ -58,9 +58,14 @@ class GpuMeasurer {
                          const std::string& mode, const std::string& label);
   // The probed device ({} until the first measurement).
   const nlohmann::json& device() const { return device_; }
+  // The GPU guard alone (probe, Hopper check, lock, idle check), once: commands call it before
+  // building anything when some selected case will be measured, so that a machine without a GPU
+  // says so at once instead of after minutes of nvcc builds.
+  void ensure_gpu();
+  // Whether any of the selected cases has a bench spec (something a GPU would measure).
+  static bool any_to_measure(const RunOptions& opt);
 
  private:
-  void ensure_gpu();
   RunOptions opt_;
   nlohmann::json device_;
   struct Lock;

@@ -86,8 +86,10 @@ struct Tmp {
 }  // namespace
 
 std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
+  install_interrupt_handlers();
   std::string self = opt.sched2cu.empty() ? self_exe() : opt.sched2cu;
   bool have_triton = !opt.skip_ttgir && triton_available(opt.python);
+  throw_if_interrupted("regen");
   std::vector<std::string> names = select_cases(opt.examples, opt.cases_arg);
   std::vector<RegenCase> out;
   size_t k = 0;
@@ -110,6 +112,7 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
     auto stage = [&](const std::string& file, const std::vector<std::string>& argv) -> bool {
       fs::path produced = tmp.path / file;
       ProcResult r = run_process(argv, po);
+      throw_if_interrupted("regen");  // unwinds: `tmp` is removed, nothing more is written
       auto fresh = read_file_if_exists(produced);
       if (!r.ok() || !fresh) {
         std::string why = telling_line(r.err);

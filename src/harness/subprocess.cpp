@@ -2,6 +2,8 @@
 // group gets SIGTERM, then SIGKILL two seconds later; it is always reaped.
 #include "sched2cu/harness/subprocess.h"
 
+#include "sched2cu/common/diag.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,6 +16,28 @@
 #include <cstring>
 
 namespace sched2cu::harness {
+
+namespace {
+volatile sig_atomic_t g_interrupt = 0;
+extern "C" void on_interrupt(int sig) { g_interrupt = sig; }
+}  // namespace
+
+void install_interrupt_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: poll and waits return EINTR and see the flag
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+bool interrupt_requested() { return g_interrupt != 0; }
+
+void throw_if_interrupted(const std::string& what) {
+  if (g_interrupt == 0) return;
+  const char* name = sigabbrev_np(g_interrupt);
+  throw Error(what + ": interrupted by SIG" + std::string(name ? name : "?") +
+              ": the running child was stopped and its temporary files are removed");
+}
 
 namespace {
 
@@ -108,6 +132,12 @@ ProcResult run_process(const std::vector<std::string>& argv, const ProcOptions& 
       }
     }
     if (exited && open_fds == 0) break;
+    if (!exited && g_interrupt != 0 && !term_sent) {
+      r.interrupted = true;
+      kill(-pid, SIGTERM);
+      term_sent = true;
+      term_at = Clock::now();
+    }
     if (!exited && opt.timeout_s >= 0 && since(t0) > opt.timeout_s && !term_sent) {
       r.timed_out = true;
       kill(-pid, SIGTERM);

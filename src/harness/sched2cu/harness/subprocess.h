@@ -22,6 +22,7 @@ struct ProcResult {
   int exit_code = -1;       // valid when it exited normally
   int term_signal = 0;      // non-zero when it died by a signal (includes our timeout kill)
   bool timed_out = false;
+  bool interrupted = false;  // we stopped it because we were interrupted (SIGINT, SIGTERM)
   double seconds = 0;
   std::string out;
   std::string err;
@@ -30,6 +31,16 @@ struct ProcResult {
 };
 
 ProcResult run_process(const std::vector<std::string>& argv, const ProcOptions& opt = {});
+
+// Ctrl-C and kill: a child runs in its own process group, so the terminal's SIGINT reaches only
+// us. With the handlers installed, SIGINT / SIGTERM / SIGHUP only set a flag: run_process then
+// stops its child's whole group (SIGTERM, SIGKILL 2 s later) and returns it `interrupted`, and
+// the caller throws, so that destructors remove temporary directories. A second signal, or one
+// with no child running, is checked by callers through interrupt_requested().
+void install_interrupt_handlers();
+bool interrupt_requested();
+// Throws sched2cu::Error("<what>: interrupted ...") when a signal arrived.
+void throw_if_interrupted(const std::string& what);
 
 // "timed out after 300 s", "killed by signal SIGSEGV (11)", "exited with status 3",
 // "could not start: ...", or "succeeded".

@@ -14,6 +14,10 @@
 namespace sched2cu {
 
 std::string read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  // A directory opens as an empty stream on Linux: say what it is instead of parsing nothing.
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(path.string() + ": error: is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": error: cannot open: " + std::strerror(errno));
   std::ostringstream ss;
@@ -23,6 +27,8 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream ss;

@@ -96,22 +96,19 @@ template <class T, class L>
 SCHED2CU_DEVICE BRowRef<T, L> brow(const BRow<T, L>& x) {
   return {x};
 }
-template <class T, class L>
-struct BColRef {  // a column vector (as a vector, or broadcast along the rows of a tile)
-  const BCol<T, L>& x;
-  SCHED2CU_DEVICE T at(int, int c) const { return x.v[c]; }
+// A column vector, or a one-row tile (one value per column slot, the same slots), as a vector
+// or broadcast along the rows of a tile.
+template <class X>
+struct BColRef {
+  const X& x;
+  SCHED2CU_DEVICE auto at(int, int c) const { return x.v[c]; }
 };
 template <class T, class L>
-SCHED2CU_DEVICE BColRef<T, L> bcol(const BCol<T, L>& x) {
+SCHED2CU_DEVICE BColRef<BCol<T, L>> bcol(const BCol<T, L>& x) {
   return {x};
 }
 template <class T, class L>
-struct BRowTileRef {  // a one-row tile (one value per column) broadcast along the rows
-  const BTile<T, L>& t;
-  SCHED2CU_DEVICE T at(int, int c) const { return t.v[c]; }
-};
-template <class T, class L>
-SCHED2CU_DEVICE BRowTileRef<T, L> bcol(const BTile<T, L>& t) {
+SCHED2CU_DEVICE BColRef<BTile<T, L>> bcol(const BTile<T, L>& t) {
   static_assert(L::R == 1, "only a one-row tile broadcasts as a column vector");
   return {t};
 }

@@ -141,8 +141,8 @@ void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   }
   Desc& d = desc_of(c, o);
   // The bytes TMA writes are the descriptor block's: they must be the loaded tensor's and the
-  // slot's exactly (a block larger than the slot writes past it; the barrier's expected bytes
-  // must be what the copies deliver, or the wait never completes or completes early).
+  // slot's exactly (a block larger than the slot writes past it). That the channel expects its
+  // slots' bytes is the graph validator's check (sgraph::validate).
   int64_t block_bytes = d.elem_bytes;
   for (int64_t x : d.block) block_bytes *= x;
   if (block_bytes != res.type.byte_size())
@@ -158,24 +158,13 @@ void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out) {
     if (b->ring < 0) c.fail(o.id, "its buffer has no ring");
     bar = Text(c.ring_name(b->loop, b->ring)) + "->full_bar(" + counter_ref(b->loop) + ")";
     bool ok = false;
-    long long ring_bytes = 0;
-    for (const auto& x : c.g.buffers)
-      if (x.loop == b->loop && x.ring == b->ring) ring_bytes += x.bytes;
     for (const auto& ch : loop.channels)
-      if (ch.ring == b->ring && ch.producer_role == L.r.id && ch.mechanism == "tma") {
-        ok = true;
-        if (ch.expect_bytes != ring_bytes)
-          c.fail(o.id, "channel " + S(ch.id) + " expects " + S(ch.expect_bytes) +
-                           " B per slot, its ring's buffers hold " + S(ring_bytes) + " B");
-      }
+      ok |= ch.ring == b->ring && ch.producer_role == L.r.id && ch.mechanism == "tma";
     if (!ok) c.fail(o.id, "no TMA channel from role " + L.r.name + " fills ring " + S(b->ring));
   } else {
     const sgraph::FnChannel* ch = c.fn_channel_of(b->id);
     if (ch == nullptr || ch->producer_role != L.r.id)
       c.fail(o.id, "no function-scope channel from role " + L.r.name + " fills buffer " + S(b->id));
-    if (ch->expect_bytes != b->bytes)
-      c.fail(o.id, "channel " + S(ch->id) + " expects " + S(ch->expect_bytes) + " B, buffer " +
-                       S(b->id) + " holds " + S(b->bytes) + " B");
     bar = c.fn_bar(ch->id);
     out.body.push_back(bar_op(Stmt::Kind::BarArm, bar, ch->expect_bytes,
                               "channel " + S(ch->id) + ": expect " + S(ch->expect_bytes) + " B"));

@@ -58,9 +58,8 @@ GpuMeasurer::GpuMeasurer(const RunOptions& opt) : opt_(opt) {}
 GpuMeasurer::~GpuMeasurer() = default;
 
 bool GpuMeasurer::any_to_measure(const RunOptions& opt) {
-  std::error_code ec;
   for (const auto& name : select_cases(opt.examples, opt.cases_arg))
-    if (fs::is_regular_file(opt.examples / name / kSpecFile, ec)) return true;
+    if (inspect_case(opt.examples, name).spec) return true;
   return false;
 }
 

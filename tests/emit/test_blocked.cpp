@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "graph_fixture.h"
 #include "lower.h"
 #include "sched2cu/emit/emit.h"
 #include "sched2cu/sgraph/json_io.h"
@@ -20,17 +21,7 @@ const fs::path kRoot = fs::path(SCHED2CU_SOURCE_DIR);
 const fs::path kCase6 = kRoot / "examples/case6_layernorm/schedule_graph.json";
 const fs::path kSoftmax = kRoot / "tests/harness/gpu_cases/row_softmax/schedule_graph.json";
 
-struct Fixture {
-  explicit Fixture(const fs::path& p) : g(sched2cu::sgraph::read_schedule_graph(p)) {}
-  sched2cu::sgraph::ScheduleGraph g;
-  const sched2cu::ttgir::Function& f = g.ir.function(g.kernel.name);
-  Ctx c{g, g.ir, f};
-  int value(const std::string& name) const {
-    for (const auto& v : f.values)
-      if (v.name == name) return v.id;
-    throw std::runtime_error("no value " + name);
-  }
-};
+using Fixture = sched2cu::testing::GraphFixture;
 
 TEST(BlockedLayouts, LayerNormTileKeepsWholeRowsInOneWarp) {
   Fixture x(kCase6);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "graph_fixture.h"
 #include "lower.h"
 #include "sched2cu/emit/emit.h"
 #include "sched2cu/sgraph/json_io.h"
@@ -21,17 +22,7 @@ const fs::path kCase7 = kRoot / "examples/case7_wgrad_bias/schedule_graph.json";
 const fs::path kGelu = kRoot / "tests/harness/gpu_cases/gemm_bt_gelu/schedule_graph.json";
 const fs::path kCase8 = kRoot / "examples/case8_multiphase_gemm/schedule_graph.json";
 
-struct Fixture {
-  explicit Fixture(const fs::path& p) : g(sched2cu::sgraph::read_schedule_graph(p)) {}
-  sched2cu::sgraph::ScheduleGraph g;
-  const sched2cu::ttgir::Function& f = g.ir.function(g.kernel.name);
-  Ctx c{g, g.ir, f};
-  int value(const std::string& name) const {
-    for (const auto& v : f.values)
-      if (v.name == name) return v.id;
-    throw std::runtime_error("no value " + name);
-  }
-};
+using Fixture = sched2cu::testing::GraphFixture;
 
 std::string emitted(const fs::path& p) {
   return emit_cuda(sched2cu::sgraph::read_schedule_graph(p), {});

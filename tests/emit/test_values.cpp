@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "graph_fixture.h"
 #include "lower.h"
 #include "sched2cu/common/diag.h"
 #include "sched2cu/sgraph/json_io.h"
@@ -17,16 +18,8 @@ namespace fs = std::filesystem;
 using namespace sched2cu::emit;
 const fs::path kGraph = fs::path(SCHED2CU_SOURCE_DIR) / "examples/case3_FA/schedule_graph.json";
 
-struct Fixture {
-  sched2cu::sgraph::ScheduleGraph g = sched2cu::sgraph::read_schedule_graph(kGraph);
-  const sched2cu::ttgir::Function& f = g.ir.function(g.kernel.name);
-  Ctx c{g, g.ir, f};
-  int value(const std::string& name) const {
-    for (const auto& v : f.values)
-      if (v.name == name) return v.id;
-    throw std::runtime_error("no value " + name);
-  }
-  int op_of(int v) const { return f.value(v).def_op; }
+struct Fixture : sched2cu::testing::GraphFixture {
+  Fixture() : GraphFixture(kGraph) {}
 };
 
 TEST(ValueModel, LayoutsFromEncodings) {

@@ -40,11 +40,10 @@ int result_role(const Ctx& c, int li) {
 // released by the consumers (the slots the next `depth` fills of each ring would take: a slot
 // that phase never filled is free from the start). The counters are the iterations that phase
 // ran: a nested loop's counter has been advanced after each run, a top-level loop's is its
-// trip count.
+// trip count. `li` starts phase ph > 0.
 std::vector<Stmt> phase_join(const Ctx& c, const sgraph::Role& r, int li) {
   std::vector<Stmt> out;
   const int ph = c.phase_of(li);
-  if (ph == 0 || c.g.loops[static_cast<size_t>(li)].parent_loop >= 0) return out;
   for (size_t pl = 0; pl < c.g.loops.size(); ++pl) {
     if (c.phase_of(static_cast<int>(pl)) != ph - 1) continue;
     const auto& L = c.g.loops[pl];
@@ -97,16 +96,9 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
       }
     }
   bool after_loop = false;
-  // Whether a later top-level loop follows position i of `top` (a later phase).
-  auto later_phase = [&](size_t i) {
-    for (size_t k = i + 1; k < top.size(); ++k)
-      if (c.loop_index(top[k]) >= 0) return true;
-    return false;
-  };
   std::vector<Stmt> between;  // scalar statements since the last loop (re-emitted, see below)
-  size_t body_at_loop = 0;    // body size right after the last loop
-  for (size_t ti = 0; ti < top.size(); ++ti) {
-    const int op = top[ti];
+  size_t body_at_loop = 0;    // body size right before the last loop's statements
+  for (int op : top) {
     if (pro.count(op)) continue;
     const ttgir::Op& o = c.op(op);
     const int li = c.loop_index(op);
@@ -123,10 +115,10 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
             split |= body[k].kind == Stmt::Kind::ZeroTripSplit;
           body.push_back(split_end());
           if (split) body.insert(body.end(), between.begin(), between.end());
+          auto j = phase_join(c, r, li);
+          body.insert(body.end(), j.begin(), j.end());
         }
         between.clear();
-        auto j = phase_join(c, r, li);
-        body.insert(body.end(), j.begin(), j.end());
         auto v = expand_loop(L, li);
         body_at_loop = body.size();  // the loop's own statements hold its zero-trip split
         body.insert(body.end(), v.begin(), v.end());
@@ -143,7 +135,7 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
     if (o.name == "tt.return") continue;
     // After a loop its owner runs the code; where a later phase follows, every role keeps the
     // scalar index math that phase may read.
-    const bool scalar_for_later = after_loop && is_scalar_op(c, op) && later_phase(ti);
+    const bool scalar_for_later = after_loop && is_scalar_op(c, op) && c.later_phase(op);
     if (after_loop && r.id != epi_role && !scalar_for_later) continue;
     if (!after_loop) {
       // Before the loops: views everywhere, a resident TMA load in its channel's producer,

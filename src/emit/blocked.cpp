@@ -32,32 +32,35 @@ const ttgir::Attribute* slice_parent(const Ctx& c, const ttgir::Type& t) {
   return rp.kind == ttgir::Attribute::Kind::Dialect && rp.text == "ttg.blocked" ? &rp : nullptr;
 }
 
-// Which axes the rank-2 tensors of encoding `enc` are reduced along (bit 0: axis 0, bit 1: axis 1).
-int reduced_axes(const Ctx& c, const std::string& key) {
-  int axes = 0;
+// The rank-2 tensor values of encoding `key` (a layout choice must suit every one of them).
+std::vector<const ttgir::Value*> rank2_of(const Ctx& c, const std::string& key) {
+  std::vector<const ttgir::Value*> out;
   for (const auto& v : c.f.values) {
     const ttgir::Type& t = v.type;
     if (t.kind != ttgir::Type::Kind::Tensor || t.shape.size() != 2) continue;
     const ttgir::Attribute* e = resolved_encoding(c, t);
-    if (e == nullptr || e->str() != key) continue;
-    for (int u : v.users) {
+    if (e != nullptr && e->str() == key) out.push_back(&v);
+  }
+  return out;
+}
+
+// Which axes the rank-2 tensors of encoding `key` are reduced along (bit 0: axis 0, bit 1: axis 1).
+int reduced_axes(const Ctx& c, const std::string& key) {
+  int axes = 0;
+  for (const ttgir::Value* v : rank2_of(c, key))
+    for (int u : v->users) {
       const ttgir::Op& uo = c.op(u);
       const ttgir::Attribute* ax = uo.attr("axis");
       if (uo.name == "tt.reduce" && ax != nullptr) axes |= 1 << ax->as_int();
     }
-  }
   return axes;
 }
 
 // Whether every rank-2 tensor of encoding `key` with more than one entry along `dim` covers
 // `per` x `n` entries along it (so that `n` warps can be placed there).
 bool fits_along(const Ctx& c, const std::string& key, int dim, int64_t per, int n) {
-  for (const auto& v : c.f.values) {
-    const ttgir::Type& t = v.type;
-    if (t.kind != ttgir::Type::Kind::Tensor || t.shape.size() != 2) continue;
-    const ttgir::Attribute* e = resolved_encoding(c, t);
-    if (e == nullptr || e->str() != key) continue;
-    const int64_t x = t.shape[static_cast<size_t>(dim)];
+  for (const ttgir::Value* v : rank2_of(c, key)) {
+    const int64_t x = v->type.shape[static_cast<size_t>(dim)];
     if (x > 1 && x % (per * n) != 0) return false;
   }
   return true;

@@ -9,25 +9,21 @@
 
 #include <cuda_fp16.h>
 
-#include "sched2cu/harness/bench_spec_api.h"
+#include "sched2cu/harness/gemm_bench_spec.h"
 
 using namespace sched2cu::spec;
 
 namespace {
 
-constexpr long long kShapes[][3] = {{2048, 2048, 2048}, {300, 264, 200}, {128, 8, 64}};
+constexpr RowMajorF16Gemm::Mnk kShapes[] = {{2048, 2048, 2048}, {300, 264, 200}, {128, 8, 64}};
 
-class GemmBtGelu final : public BenchSpec {
+// The GEMM spec's shapes, tolerance and metric; B transposed, a bias input, the GELU reference
+// and launch args, no vendor (cuBLAS computes no GELU epilogue here).
+class GemmBtGelu final : public RowMajorF16Gemm {
  public:
-  double tolerance() const override { return 5e-3; }
-  int num_shapes() const override { return int(sizeof(kShapes) / sizeof(kShapes[0])); }
-  Shape shape(int i) const override {
-    return shape_of(kShapes[i][0], kShapes[i][1], kShapes[i][2]);
-  }
+  GemmBtGelu() : RowMajorF16Gemm(kShapes, sizeof(kShapes) / sizeof(kShapes[0]), 5e-3) {}
   bool check_only(int i) const override { return i > 0; }
-  Metric metric(const Shape& s) const override {
-    return {2.0 * double(s.d[0]) * double(s.d[1]) * double(s.d[2]), 1e12, "TFLOPS"};
-  }
+  bool has_vendor() const override { return false; }
   void declare(const Shape& s, Layout& l) const override {
     const long long M = s.d[0], N = s.d[1], K = s.d[2];
     l.input("a", DType::f16, M * K);

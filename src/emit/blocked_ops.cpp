@@ -499,9 +499,10 @@ void materialize_smem_tiles(Lower& L, const ttgir::Op& o, Lowered& out) {
     if (L.smem_declared.insert(value).second)
       out.decls.push_back(
           decl(blocked_ctype(v), value, {}, false, c.note(ld->id) + ": read from its ring slot"));
-    out.body.push_back(code("bload_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
-                                v.blay.text() + ">(" + R(value) + ", " + L.slot_addr(b) + ");",
-                            c.note(ld->id) + " -> registers (buffer " + S(b.id) + ")"));
+    out.body.push_back(mem_code("bload_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
+                                    v.blay.text() + ">(" + R(value) + ", " + L.slot_addr(b) + ");",
+                                L.slot_access(b, Access::Engine::Generic, false),
+                                c.note(ld->id) + " -> registers (buffer " + S(b.id) + ")"));
   }
 }
 
@@ -534,31 +535,37 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
   // the store of the slot the next tile writes (depth - 1 tiles back) has read it.
   Text stage = c.buf_name(b.id);
   const bool ring = in_loop && b.depth >= 2;
+  Text slot;  // the staging slot, for the protocol checker
   if (in_loop) {
     L.stores_in_flight = true;
-    if (ring) stage = "(" + L.slot_addr(b) + ")";
-    if (!ring) {
-      blk.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();",
-                         "the previous store has read the staging"));
-      blk.push_back(code("warpgroup_sync(" + bar_text(c) + ");"));
+    if (ring) {
+      stage = "(" + L.slot_addr(b) + ")";
+      slot = "(" + counter_ref(b.loop) + ") % " + S(b.depth);
+    } else {
+      blk.push_back(guarded("thread_idx_in_warpgroup() == 0",
+                            bulk_wait(0, true, "the previous store has read the staging")));
+      blk.push_back(warpgroup_sync(bar_text(c)));
     }
   }
-  blk.push_back(code("bstore_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
-                     v.blay.text() + ">(" + stage + ", btile(" + R(v.storage) + "));"));
-  blk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
+  blk.push_back(mem_code("bstore_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
+                             v.blay.text() + ">(" + stage + ", btile(" + R(v.storage) + "));",
+                         L.staging_access(b, slot, Access::Engine::Generic, true)));
+  blk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
   if (ring)
     blk.push_back(
-        code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<" + S(b.depth - 2) + ">();",
-             "the next tile's staging slot is free once the barrier opens"));
-  blk.push_back(code("warpgroup_sync(" + bar_text(c) + ");", "the whole tile is written"));
+        guarded("thread_idx_in_warpgroup() == 0",
+                bulk_wait(b.depth - 2, true,
+                          "the next tile's staging slot is free once the barrier opens")));
+  blk.push_back(warpgroup_sync(bar_text(c), "the whole tile is written"));
   std::vector<Stmt> st;
   st.push_back(for_("int j = 0", "j < " + S(nbox), "++j",
                     {code("tma_store_2d(&" + d.map + ", " + stage + " + j * " + S(box_bytes) +
                           "u, " + R(o.operands.at(2)) + " + j * " + S(w) + ", " + row + ");")},
                     S(nbox) + " boxes"));
   st.push_back(code("tma_commit();"));
-  std::vector<Stmt> one{tma_op(Stmt::Kind::TmaStore, st, {}, "")};
-  if (!in_loop) one.push_back(code("tma_wait<0>();", "stored (and staging read) before exit"));
+  std::vector<Stmt> one{tma_op(Stmt::Kind::TmaStore, st, {}, "",
+                               {L.staging_access(b, slot, Access::Engine::Tma, false)})};
+  if (!in_loop) one.push_back(bulk_wait(0, false, "stored (and staging read) before exit"));
   blk.push_back(if_("thread_idx_in_warpgroup() == 0", one, "one thread stores the tile"));
 }
 

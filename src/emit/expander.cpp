@@ -482,10 +482,10 @@ std::vector<Stmt> Expander::run() {
     L_.fn_waited.insert(ch.id);
   }
   const std::string ity = scalar_ctype(c_, c_.type(fl_.iv), loop_.op);
-  out.push_back(code("const " + ity + " " + T_ + " = " + R(fl_.ub) + " > " + R(fl_.lb) + " ? (" +
-                         R(fl_.ub) + " - " + R(fl_.lb) + " + " + R(fl_.step) + " - 1) / " +
-                         R(fl_.step) + " : 0;",
-                     "iterations of loop " + S(li_)));
+  out.push_back(trip_count(ity, T_,
+                           R(fl_.ub) + " > " + R(fl_.lb) + " ? (" + R(fl_.ub) + " - " + R(fl_.lb) +
+                               " + " + R(fl_.step) + " - 1) / " + R(fl_.step) + " : 0",
+                           li_, "iterations of loop " + S(li_)));
   auto step_code = [&](int sec, int step) { return emit_step(section(sec, step), waits, fences); };
   if (S_ == 1) {
     out.push_back(for_(ity + " " + k_ + " = 0", k_ + " < " + T_, "++" + k_, step_code(1, 0),

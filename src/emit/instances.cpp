@@ -93,10 +93,7 @@ std::vector<Stmt> Expander::instantiate(std::vector<Stmt> body, const SInst& si,
   };
   std::function<void(std::vector<Stmt>&)> walk = [&](std::vector<Stmt>& v) {
     for (auto& st : v) {
-      for (Text* t : {&st.text, &st.cond, &st.init, &st.step, &st.type, &st.var, &st.ctr, &st.bar})
-        *t = resolve(*t);
-      for (auto& a : st.acc) a = resolve(a);
-      for (auto& f : st.fence) f = resolve(f);
+      for (Text* t : st.texts()) *t = resolve(*t);
       walk(st.body);
       walk(st.else_body);
     }
@@ -166,26 +163,26 @@ std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
         Text(it_) + " + " +
         (si.sec == 0 ? Text(S(si.step - e.stage)) : "(" + iter_text(si, e.stage) + ")");
     const std::string ring = e.ring >= 0 ? c_.ring_name(li_, e.ring) : std::string();
+    const int depth = e.ring >= 0 ? loop_.rings.at(static_cast<size_t>(e.ring)).depth : 0;
     switch (e.kind) {
       case Event::Kind::WaitFull:
-        out.push_back(ring_op(Stmt::Kind::WaitFull, ring, ctr,
+        out.push_back(ring_op(Stmt::Kind::WaitFull, ring, depth, ctr,
                               "ring " + S(e.ring) + ": data landed, stage " + S(e.stage)));
         break;
       case Event::Kind::WaitEmptyArm:
         out.push_back(
-            ring_op(Stmt::Kind::WaitEmpty, ring, ctr, "ring " + S(e.ring) + ": slot free"));
-        out.push_back(ring_op(Stmt::Kind::Arm, ring, ctr,
+            ring_op(Stmt::Kind::WaitEmpty, ring, depth, ctr, "ring " + S(e.ring) + ": slot free"));
+        out.push_back(ring_op(Stmt::Kind::Arm, ring, depth, ctr,
                               "ring " + S(e.ring) + ": expect " + S(e.bytes) + " B", e.bytes));
         break;
       case Event::Kind::Release:
-        out.push_back(ring_op(Stmt::Kind::Release, ring, ctr,
+        out.push_back(ring_op(Stmt::Kind::Release, ring, depth, ctr,
                               "ring " + S(e.ring) + ": every reader is done, stage " + S(e.stage)));
         break;
       case Event::Kind::Op: {
         if (turns && static_cast<int>(i) == first_mma)
-          out.push_back(
-              code("named_bar_sync(" + S(c_.bar_turn(0)) + " + slice, " + S(threads) + ");",
-                   "ping-pong: this warpgroup's turn to issue its MMAs"));
+          out.push_back(named_bar(Stmt::Kind::NamedSync, S(c_.bar_turn(0)) + " + slice", threads,
+                                  "ping-pong: this warpgroup's turn to issue its MMAs"));
         const Node& n = node(e.node);
         auto body = instantiate(e.low.body, si, e.stage);
         const std::string where = "node " + S(n.id) + ", stage " + S(e.stage);
@@ -193,9 +190,9 @@ std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
           body[0].note = body[0].note.empty() ? where : body[0].note + ", " + where;
         out.insert(out.end(), body.begin(), body.end());
         if (turns && static_cast<int>(i) == last_mma)
-          out.push_back(code("named_bar_arrive(" + S(c_.bar_turn(0)) + " + (slice + 1) % " +
-                                 S(L_.r.split_parts) + ", " + S(threads) + ");",
-                             "ping-pong: the next warpgroup's turn"));
+          out.push_back(named_bar(Stmt::Kind::NamedArrive,
+                                  S(c_.bar_turn(0)) + " + (slice + 1) % " + S(L_.r.split_parts),
+                                  threads, "ping-pong: the next warpgroup's turn"));
         break;
       }
     }

@@ -55,7 +55,8 @@ std::vector<Stmt> phase_join(const Ctx& c, const sgraph::Role& r, int li) {
         if (ch.ring == rg.id && ch.producer_role == r.id)
           out.push_back(for_(
               "int j = 0", "j < " + S(rg.depth), "++j",
-              {code(c.ring_name(static_cast<int>(pl), rg.id) + "->wait_empty(" + count + " + j);")},
+              {ring_op(Stmt::Kind::WaitEmpty, c.ring_name(static_cast<int>(pl), rg.id), rg.depth,
+                       count + " + j", "")},
               "phase join: every slot of loop " + n + "'s ring " + S(rg.id) +
                   " released before loop " + S(li) + " refills the pool"));
   }
@@ -123,8 +124,9 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         body_at_loop = body.size();  // the loop's own statements hold its zero-trip split
         body.insert(body.end(), v.begin(), v.end());
         if (L.stores_in_flight) {
-          body.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait<0>();",
-                              "drain the last iteration's TMA stores before exit"));
+          body.push_back(guarded("thread_idx_in_warpgroup() == 0",
+                                 bulk_wait(0, false,
+                                           "drain the last iteration's TMA stores before exit")));
           L.stores_in_flight = false;
         }
       }
@@ -174,10 +176,12 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
     out.push_back(code("const int slice = wg - " + S(r.warpgroups.front()) + ";",
                        "warpgroup slice of the role"));
   if (r.pingpong) {
-    out.push_back(code("if (slice == 0) named_bar_arrive(" + S(c.bar_turn(0)) + ", 256);",
-                       "ping-pong: the first warpgroup takes the first turn"));
-    body.push_back(code("if (slice == 0) named_bar_sync(" + S(c.bar_turn(0)) + ", 256);",
-                        "ping-pong: absorb the last warpgroup's final turn hand-over"));
+    out.push_back(guarded("slice == 0",
+                          named_bar(Stmt::Kind::NamedArrive, c.bar_turn(0), 256,
+                                    "ping-pong: the first warpgroup takes the first turn")));
+    body.push_back(guarded("slice == 0",
+                           named_bar(Stmt::Kind::NamedSync, c.bar_turn(0), 256,
+                                     "ping-pong: absorb the last warpgroup's final turn hand-over")));
   }
   if (r.kind == "producer") {
     // A producer only issues TMA: one elected thread runs all of it.
@@ -201,7 +205,7 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
 
 }  // namespace
 
-std::string lower_kernel(Ctx& c) {
+std::vector<Stmt> lower_kernel(Ctx& c) {
   const auto& top = c.f.top_ops();
   int first_loop = -1;
   for (size_t i = 0; i < top.size(); ++i)
@@ -257,23 +261,22 @@ std::string lower_kernel(Ctx& c) {
                           "loop " + S(static_cast<long long>(li)) + " ring " + S(rg.id)));
       for (const auto& ch : c.g.loops[li].channels)
         if (ch.ring == rg.id)
-          init.push_back(
-              code(name + "->init(" + S(ch.full_arrivals) + ", " + S(ch.empty_arrivals) + ");",
-                   "channel " + S(ch.id) + ": role " + S(ch.producer_role) + " -> role " +
-                       S(ch.consumer_role)));
+          init.push_back(ring_init(name, rg.depth, ch.full_arrivals, ch.empty_arrivals,
+                                   "channel " + S(ch.id) + ": role " + S(ch.producer_role) +
+                                       " -> role " + S(ch.consumer_role)));
     }
   if (!c.g.channels.empty()) {
     head.push_back(code("uint64_t* const fn_bar = reinterpret_cast<uint64_t*>(smem + " +
                             S(c.fn_bar_offset.at(0)) + ");",
                         "function-scope channels' full barriers"));
     for (const auto& ch : c.g.channels)
-      init.push_back(code("mbar_init(" + c.fn_bar(ch.id) + ", " + S(ch.full_arrivals) + ");",
-                          "channel " + S(ch.id) + ": buffer " + S(ch.buffer) + ", role " +
-                              S(ch.producer_role) + " -> role " + S(ch.consumer_role)));
+      init.push_back(bar_init(c.fn_bar(ch.id), ch.full_arrivals,
+                              "channel " + S(ch.id) + ": buffer " + S(ch.buffer) + ", role " +
+                                  S(ch.producer_role) + " -> role " + S(ch.consumer_role)));
   }
-  init.push_back(code("mbar_fence_init();"));
+  init.push_back(sync_op(Stmt::Kind::InitFence));
   head.push_back(if_("threadIdx.x == 0", init));
-  head.push_back(code("__syncthreads();"));
+  head.push_back(sync_op(Stmt::Kind::CtaSync));
   head.push_back(code("const int wg = warpgroup_idx();"));
   if (c.scratch_bytes > 0) {
     // Per-warpgroup scratch of the blocked reductions and conversions, after everything else.
@@ -330,9 +333,8 @@ std::string lower_kernel(Ctx& c) {
     }
     return age == 0 ? c.ident(value) : c.ident(value) + "_c" + S(age);
   };
-  std::string out;
-  print(head, 2, name, out);
-  return out;
+  resolve_names(head, name);
+  return head;
 }
 
 }  // namespace sched2cu::emit

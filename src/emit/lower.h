@@ -11,7 +11,7 @@
 
 #include "sched2cu/sgraph/schedule_graph.h"
 #include "sched2cu/ttgir/ir.h"
-#include "stmt.h"
+#include "sched2cu/emit/stmt.h"
 
 namespace sched2cu::emit {
 
@@ -200,6 +200,11 @@ class Lower {
   Text operand(int value, Lay res, int op) const;
   // A ring slot (or resident buffer) base address expression for a buffer.
   Text slot_addr(const sgraph::Buffer& b) const;
+  // The protocol checker's view of an access to buffer b's slot of the current iteration (a
+  // ring slot, or the resident buffer).
+  Access slot_access(const sgraph::Buffer& b, Access::Engine e, bool write) const;
+  // An access to slot `slot` of staging buffer b (this warpgroup's part of it in a split role).
+  Access staging_access(const sgraph::Buffer& b, Text slot, Access::Engine e, bool write) const;
   // The smem buffer a memdesc value views.
   const sgraph::Buffer& smem_of(int value, int op) const;
 };
@@ -274,7 +279,7 @@ bool role_works_in(const Lower& L, int li);
 
 // --- kernel.cpp / host.cpp
 // ------------------------------------------------------------------------
-std::string lower_kernel(Ctx& c);  // the __global__ function body (text)
+std::vector<Stmt> lower_kernel(Ctx& c);  // the __global__ function body, names resolved
 std::string lower_host(Ctx& c, const std::string& kernel_name);
 std::string kernel_signature(Ctx& c, const std::string& kname);
 

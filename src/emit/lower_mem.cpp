@@ -196,7 +196,9 @@ void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out) {
                "as " + S(nbox) + " boxes"));
     }
   }
-  out.body.push_back(tma_op(Stmt::Kind::TmaLoad, copies, bar, note));
+  out.body.push_back(
+      tma_op(Stmt::Kind::TmaLoad, copies, bar, note, {L.slot_access(*b, Access::Engine::Tma, true)},
+             block_bytes));
 }
 
 namespace {
@@ -214,16 +216,17 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
   const Text stage = c.buf_name(b.id) + (L.split() ? " + slice * " + S(v.rows * 4LL) + "u" : "");
   Text row = R(o.operands.at(1));
   if (L.split()) row += " + slice * " + S(v.rows);
-  blk.push_back(
-      code("row_store_smem(reinterpret_cast<float*>(" + stage + "), " + R(v.storage) + ");"));
-  blk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
-  blk.push_back(code("warpgroup_sync(" + S(c.bar_warpgroup()) + " + wg);"));
+  const Access at = L.staging_access(b, "", Access::Engine::Generic, true);
+  blk.push_back(mem_code(
+      "row_store_smem(reinterpret_cast<float*>(" + stage + "), " + R(v.storage) + ");", at));
+  blk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
+  blk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg"));
   blk.push_back(if_("thread_idx_in_warpgroup() == 0",
                     {tma_op(Stmt::Kind::TmaStore,
                             {code("tma_store_1d(&" + d.map + ", " + stage + ", " + row + ");"),
                              code("tma_commit();")},
-                            {}, ""),
-                     code("tma_wait<0>();", "stored (and staging read) before exit")},
+                            {}, "", {L.staging_access(b, "", Access::Engine::Tma, false)}),
+                     bulk_wait(0, false, "stored (and staging read) before exit")},
                     "one thread stores the rows"));
 }
 
@@ -288,7 +291,8 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   // The staging bytes are one set (the whole tile, or a ring of column subtiles indexed by the
   // box, not by the loop iteration): the loop's previous stores are waited for below.
   std::vector<Stmt> chunk;
-  Text at;  // this box's staging bytes
+  Text at;    // this box's staging bytes
+  Text slot;  // and their slot for the protocol checker
   // A function-scope store with a later phase after it leaves its bulk group in flight (it
   // overlaps that phase's main loop); the next function-scope store waits for its reads first,
   // since the stores of one shape share their staging across phases (plan_smem).
@@ -300,56 +304,59 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     if (in_loop || pending) {
       // The previous iteration's stores may still be in flight (they overlap this iteration's
       // main loop); wait until they have read the staging before anyone rewrites it.
-      blk.push_back(code("if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();",
-                         "previous stores have read the staging"));
-      blk.push_back(code("warpgroup_sync(" + S(c.bar_warpgroup()) + " + wg);"));
+      blk.push_back(guarded("thread_idx_in_warpgroup() == 0",
+                            bulk_wait(0, true, "previous stores have read the staging")));
+      blk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg"));
     }
     blk.push_back(code(Text("uint8_t* const stage = ") + c.buf_name(b->id) +
                        (parts > 1 ? " + slice * " + S(box_bytes * nbox) + "u" : "") + ";"));
     at = "stage + ch * " + S(box_bytes) + "u";
+    slot = "ch";
   } else {
     // Slot s holds every warpgroup's [rows][w] box of one column subtile: warpgroup k's at
     // s * slot bytes + k * box bytes. Box ch reuses the bytes of box ch - depth, so the storing
     // thread first waits until at most depth - 1 of its stores are still reading.
     blk.push_back(code(Text("uint8_t* const stage = ") + c.buf_name(b->id) +
                        (parts > 1 ? " + slice * " + S(box_bytes) + "u" : "") + ";"));
-    if (in_loop)
+    if (in_loop) {
       // Stores of the previous iteration may still read any slot; box 0 waits for all of them
       // (their count and slots depend on that iteration), later boxes for box ch - depth.
-      chunk.push_back(if_(
-          "thread_idx_in_warpgroup() == 0",
-          {code("if (ch == 0) tma_wait_read<0>(); else tma_wait_read<" + S(b->depth - 1) + ">();")},
-          "slot ch % " + S(b->depth) + " has been read by its last store"));
-    else
+      Stmt wait = if_("ch == 0", {bulk_wait(0, true)}, "", {bulk_wait(b->depth - 1, true)});
+      wait.one_line = true;
+      chunk.push_back(if_("thread_idx_in_warpgroup() == 0", {wait},
+                          "slot ch % " + S(b->depth) + " has been read by its last store"));
+    } else {
       chunk.push_back(
-          if_("thread_idx_in_warpgroup() == 0", {code("tma_wait_read<" + S(b->depth - 1) + ">();")},
+          if_("thread_idx_in_warpgroup() == 0", {bulk_wait(b->depth - 1, true)},
               "the store of box ch - " + S(b->depth) + " (same slot) has read its bytes"));
-    chunk.push_back(code("warpgroup_sync(" + S(c.bar_warpgroup()) + " + wg);",
-                         "nobody writes the slot before that"));
+    }
+    chunk.push_back(
+        warpgroup_sync(S(c.bar_warpgroup()) + " + wg", "nobody writes the slot before that"));
     at = "stage + (ch % " + S(b->depth) + ") * " + S(b->bytes) + "u";
+    slot = "ch % " + S(b->depth);
   }
   // Box by box: convert box ch into its staging bytes, fence, sync the warpgroup, and let one
   // thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1.
   for (int s = 0; s < v.rows / 64; ++s)
-    chunk.push_back(code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at +
-                         ", " + R(v.storage) + ", " + S(s) + ", " + S(w) + " * ch, " + S(64LL * s) +
-                         ");"));
-  chunk.push_back(code("fence_proxy_async();", "generic-proxy writes -> TMA store"));
-  chunk.push_back(
-      code("warpgroup_sync(" + S(c.bar_warpgroup()) + " + wg);", "the whole box is written"));
+    chunk.push_back(mem_code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at +
+                                 ", " + R(v.storage) + ", " + S(s) + ", " + S(w) + " * ch, " +
+                                 S(64LL * s) + ");",
+                             L.staging_access(*b, slot, Access::Engine::Generic, true)));
+  chunk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
+  chunk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg", "the whole box is written"));
   chunk.push_back(if_("thread_idx_in_warpgroup() == 0",
                       {tma_op(Stmt::Kind::TmaStore,
                               {code("tma_store_2d(&" + d.map + ", " + at + ", " + col + " + " +
                                     S(w) + " * ch, " + rows + ");"),
                                code("tma_commit();")},
-                              {}, "")},
+                              {}, "", {L.staging_access(*b, slot, Access::Engine::Tma, false)})},
                       "one thread stores the box"));
   blk.push_back(code("#pragma unroll"));
   blk.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch", chunk,
                      "convert to " + d.elem + " and store " + S(nbox) + " TMA boxes"));
   if (!in_loop && !later)
     blk.push_back(if_("thread_idx_in_warpgroup() == 0",
-                      {code("tma_wait<0>();", "stores complete (and staging read) before exit")}));
+                      {bulk_wait(0, false, "stores complete (and staging read) before exit")}));
   out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
 }
 

@@ -91,8 +91,10 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
   body.push_back(code("wgmma_fence();"));
   const int ksteps = static_cast<int>(K / kstep);
   std::vector<Text> regs = {R(D)};
+  std::vector<Access> mem = {L.slot_access(bb, Access::Engine::Mma, false)};
   if (va.lay == Lay::Smem) {
     const sgraph::Buffer& ba = L.smem_of(A, o.id);
+    mem.push_back(L.slot_access(ba, Access::Engine::Mma, false));
     // A: K-major unless its memdesc is transposed (`d.T` of a loaded [K][M] tile: MN-major).
     const bool a_mn = va.smem_trans;
     if (fp8 && a_mn)
@@ -141,7 +143,7 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
   body.push_back(code("wgmma_fence_operand(" + R(D) + ");"));
   out.decls.push_back(decl(L.ctype(vd, o.id), D, {}, false, c.note(o.id)));
   out.body = pre;
-  out.body.push_back(mma_issue(body, regs, c.note(o.id)));
+  out.body.push_back(mma_issue(body, regs, c.note(o.id), mem));
   out.mma = true;
   out.mma_regs = regs;
   vd.storage = D;

@@ -1,7 +1,7 @@
 // Statement IR: constructors, reference traversal, tail duplication for zero-trip loops, and
 // the printer. The printer is the only place that knows how each statement kind is spelled with
 // the runtime headers (runtime/sched2cu/*.cuh); it decides nothing about the schedule.
-#include "stmt.h"
+#include "sched2cu/emit/stmt.h"
 
 #include "sched2cu/common/diag.h"
 
@@ -93,10 +93,12 @@ Stmt for_(Text init, Text cond, Text step, std::vector<Stmt> body, std::string n
   s.note = std::move(note);
   return s;
 }
-Stmt ring_op(Stmt::Kind k, std::string ring, Text ctr, std::string note, long long bytes) {
+Stmt ring_op(Stmt::Kind k, std::string ring, int depth, Text ctr, std::string note,
+             long long bytes) {
   Stmt s;
   s.kind = k;
   s.ring = std::move(ring);
+  s.depth = depth;
   s.ctr = std::move(ctr);
   s.note = std::move(note);
   s.bytes = bytes;
@@ -110,20 +112,35 @@ Stmt bar_op(Stmt::Kind k, Text bar, long long value, std::string note) {
   s.note = std::move(note);
   return s;
 }
-Stmt tma_op(Stmt::Kind k, std::vector<Stmt> body, Text bar, std::string note) {
+Stmt ring_init(std::string ring, int depth, int full, int empty, std::string note) {
+  Stmt s;
+  s.kind = Stmt::Kind::RingInit;
+  s.ring = std::move(ring);
+  s.depth = depth;
+  s.full = full;
+  s.empty = empty;
+  s.note = std::move(note);
+  return s;
+}
+Stmt tma_op(Stmt::Kind k, std::vector<Stmt> body, Text bar, std::string note,
+            std::vector<Access> mem, long long bytes) {
   Stmt s;
   s.kind = k;
   s.body = std::move(body);
   s.bar = std::move(bar);
   s.note = std::move(note);
+  s.mem = std::move(mem);
+  s.bytes = bytes;
   return s;
 }
-Stmt mma_issue(std::vector<Stmt> body, std::vector<Text> acc, std::string note) {
+Stmt mma_issue(std::vector<Stmt> body, std::vector<Text> acc, std::string note,
+               std::vector<Access> mem) {
   Stmt s;
   s.kind = Stmt::Kind::MmaIssue;
   s.body = std::move(body);
   s.acc = std::move(acc);
   s.note = std::move(note);
+  s.mem = std::move(mem);
   return s;
 }
 Stmt mma_wait(int pending, std::vector<Text> fence, std::string note) {
@@ -142,6 +159,63 @@ Stmt named_bar(Stmt::Kind k, int id, int threads, std::string note) {
   s.note = std::move(note);
   return s;
 }
+Stmt named_bar(Stmt::Kind k, Text id, int threads, std::string note) {
+  Stmt s = named_bar(k, 0, threads, std::move(note));
+  s.bar = std::move(id);
+  return s;
+}
+Stmt warpgroup_sync(Text bar, std::string note) {
+  Stmt s;
+  s.kind = Stmt::Kind::WarpgroupSync;
+  s.bar = std::move(bar);
+  s.threads = 128;
+  s.note = std::move(note);
+  return s;
+}
+Stmt bulk_wait(int pending, bool read, std::string note) {
+  Stmt s;
+  s.kind = Stmt::Kind::BulkWait;
+  s.pending = pending;
+  s.is_const = read;
+  s.note = std::move(note);
+  return s;
+}
+Stmt sync_op(Stmt::Kind k, std::string note) {
+  Stmt s;
+  s.kind = k;
+  s.note = std::move(note);
+  return s;
+}
+Stmt bar_init(Text bar, int count, std::string note) {
+  Stmt s;
+  s.kind = Stmt::Kind::BarInit;
+  s.bar = std::move(bar);
+  s.bytes = count;
+  s.note = std::move(note);
+  return s;
+}
+Stmt trip_count(Text type, Text var, Text init, int loop, std::string note) {
+  Stmt s;
+  s.kind = Stmt::Kind::TripCount;
+  s.type = std::move(type);
+  s.var = std::move(var);
+  s.init = std::move(init);
+  s.loop = loop;
+  s.note = std::move(note);
+  return s;
+}
+Stmt mem_code(Text text, Access a, std::string note) {
+  Stmt s;
+  s.kind = Stmt::Kind::MemCode;
+  s.text = std::move(text);
+  s.mem.push_back(std::move(a));
+  s.note = std::move(note);
+  return s;
+}
+Stmt guarded(Text guard, Stmt s) {
+  s.guard = std::move(guard);
+  return s;
+}
 Stmt zero_trip_split(Text cond, std::vector<Stmt> fills, std::string note) {
   Stmt s;
   s.kind = Stmt::Kind::ZeroTripSplit;
@@ -151,11 +225,41 @@ Stmt zero_trip_split(Text cond, std::vector<Stmt> fills, std::string note) {
   return s;
 }
 
+std::vector<Text*> Stmt::texts() {
+  std::vector<Text*> out{&text, &cond, &init, &step, &type, &var, &guard, &ctr, &bar};
+  for (auto& t : acc) out.push_back(&t);
+  for (auto& t : fence) out.push_back(&t);
+  for (auto& a : mem) {
+    out.push_back(&a.index);
+    out.push_back(&a.part);
+  }
+  return out;
+}
+
+void for_each_stmt(std::vector<Stmt>& body, const std::function<void(Stmt&)>& f) {
+  for (auto& s : body) {
+    f(s);
+    for_each_stmt(s.body, f);
+    for_each_stmt(s.else_body, f);
+  }
+}
+void for_each_stmt(const std::vector<Stmt>& body, const std::function<void(const Stmt&)>& f) {
+  for (const auto& s : body) {
+    f(s);
+    for_each_stmt(s.body, f);
+    for_each_stmt(s.else_body, f);
+  }
+}
+
+void resolve_names(std::vector<Stmt>& body, const Namer& name) {
+  for_each_stmt(body, [&](Stmt& s) {
+    for (Text* t : s.texts())
+      if (!t->empty()) *t = Text(render(*t, name));
+  });
+}
+
 void for_each_ref(Stmt& s, const std::function<void(Text::Piece&)>& f) {
-  for (Text* t : {&s.text, &s.cond, &s.init, &s.step, &s.type, &s.var, &s.ctr, &s.bar})
-    t->for_each_ref(f);
-  for (auto& t : s.acc) t.for_each_ref(f);
-  for (auto& t : s.fence) t.for_each_ref(f);
+  for (Text* t : s.texts()) t->for_each_ref(f);
   for (auto& b : s.body) for_each_ref(b, f);
   for (auto& b : s.else_body) for_each_ref(b, f);
 }
@@ -216,22 +320,72 @@ void inline_body(const std::vector<Stmt>& body, int indent, const Namer& name,
 
 }  // namespace
 
+namespace {
+
+// The one-line spelling of a simple statement, or "" for the kinds that print several lines.
+std::string single(const Stmt& s, const Namer& name) {
+  auto T = [&](const Text& t) { return render(t, name); };
+  auto bar_id = [&]() { return s.bar.empty() ? S(s.bar_id) : T(s.bar); };
+  switch (s.kind) {
+    case Stmt::Kind::Code:
+    case Stmt::Kind::MemCode:
+      return T(s.text);
+    case Stmt::Kind::Decl:
+      return std::string(s.is_const ? "const " : "") + T(s.type) + " " + T(s.var) +
+             (s.init.empty() ? "" : " = " + T(s.init)) + ";";
+    case Stmt::Kind::TripCount:
+      return "const " + T(s.type) + " " + T(s.var) + " = " + T(s.init) + ";";
+    case Stmt::Kind::WaitFull:
+      return s.ring + "->wait_full(" + T(s.ctr) + ");";
+    case Stmt::Kind::WaitEmpty:
+      return s.ring + "->wait_empty(" + T(s.ctr) + ");";
+    case Stmt::Kind::Arm:
+      return s.ring + "->arm(" + T(s.ctr) + ", " + S(s.bytes) + "u);";
+    case Stmt::Kind::Release:
+      // Arrival convention: one lane per warp (docs/schedule_graph.md).
+      return "if ((threadIdx.x % 32) == 0) " + s.ring + "->release(" + T(s.ctr) + ");";
+    case Stmt::Kind::RingInit:
+      return s.ring + "->init(" + S(s.full) + ", " + S(s.empty) + ");";
+    case Stmt::Kind::BarInit:
+      return "mbar_init(" + T(s.bar) + ", " + S(s.bytes) + ");";
+    case Stmt::Kind::InitFence:
+      return "mbar_fence_init();";
+    case Stmt::Kind::CtaSync:
+      return "__syncthreads();";
+    case Stmt::Kind::BarWait:
+      return "mbar_wait(" + T(s.bar) + ", " + S(s.bytes) + ");";
+    case Stmt::Kind::BarArm:
+      return "mbar_arrive_expect_tx(" + T(s.bar) + ", " + S(s.bytes) + "u);";
+    case Stmt::Kind::BulkWait:
+      return std::string(s.is_const ? "tma_wait_read<" : "tma_wait<") + S(s.pending) + ">();";
+    case Stmt::Kind::ProxyFence:
+      return "fence_proxy_async();";
+    case Stmt::Kind::NamedSync:
+      return "named_bar_sync(" + bar_id() + ", " + S(s.threads) + ");";
+    case Stmt::Kind::NamedArrive:
+      return "named_bar_arrive(" + bar_id() + ", " + S(s.threads) + ");";
+    case Stmt::Kind::WarpgroupSync:
+      return "warpgroup_sync(" + T(s.bar) + ");";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
 void print(const std::vector<Stmt>& body, int indent, const Namer& name, std::string& out) {
   const std::string pad(static_cast<size_t>(indent), ' ');
   auto T = [&](const Text& t) { return render(t, name); };
   for (const Stmt& s : body) {
+    const std::string one = single(s, name);
+    if (!one.empty()) {
+      line(out, indent, s.guard.empty() ? one : "if (" + T(s.guard) + ") " + one, s.note);
+      continue;
+    }
+    if (!s.guard.empty()) throw Error("emit: internal: a guard on a multi-line statement");
     switch (s.kind) {
       case Stmt::Kind::Comment:
         out += pad + "// " + T(s.text) + "\n";
-        break;
-      case Stmt::Kind::Code:
-        line(out, indent, T(s.text), s.note);
-        break;
-      case Stmt::Kind::Decl:
-        line(out, indent,
-             std::string(s.is_const ? "const " : "") + T(s.type) + " " + T(s.var) +
-                 (s.init.empty() ? "" : " = " + T(s.init)) + ";",
-             s.note);
         break;
       case Stmt::Kind::Block:
         line(out, indent, "{", s.note);
@@ -239,11 +393,20 @@ void print(const std::vector<Stmt>& body, int indent, const Namer& name, std::st
         out += pad + "}\n";
         break;
       case Stmt::Kind::If: {
+        if (s.one_line) {
+          const std::string a = s.body.size() == 1 ? single(s.body[0], name) : "";
+          const std::string b = s.else_body.size() == 1 ? single(s.else_body[0], name) : "";
+          if (a.empty() || b.empty())
+            throw Error("emit: internal: a one-line if needs one-line branches");
+          line(out, indent, "if (" + T(s.cond) + ") " + a + " else " + b, s.note);
+          break;
+        }
         line(out, indent, "if (" + T(s.cond) + ") {", s.note);
         print(s.body, indent + 2, name, out);
         // `else if` chains print flat.
         const Stmt* e = &s;
-        while (e->else_body.size() == 1 && e->else_body[0].kind == Stmt::Kind::If) {
+        while (e->else_body.size() == 1 && e->else_body[0].kind == Stmt::Kind::If &&
+               !e->else_body[0].one_line) {
           e = &e->else_body[0];
           out += pad + "} else if (" + T(e->cond) + ") {" +
                  (e->note.empty() ? "" : "  // " + e->note) + "\n";
@@ -262,26 +425,6 @@ void print(const std::vector<Stmt>& body, int indent, const Namer& name, std::st
         print(s.body, indent + 2, name, out);
         out += pad + "}\n";
         break;
-      case Stmt::Kind::WaitFull:
-        line(out, indent, s.ring + "->wait_full(" + T(s.ctr) + ");", s.note);
-        break;
-      case Stmt::Kind::WaitEmpty:
-        line(out, indent, s.ring + "->wait_empty(" + T(s.ctr) + ");", s.note);
-        break;
-      case Stmt::Kind::Arm:
-        line(out, indent, s.ring + "->arm(" + T(s.ctr) + ", " + S(s.bytes) + "u);", s.note);
-        break;
-      case Stmt::Kind::Release:
-        // Arrival convention: one lane per warp (docs/schedule_graph.md).
-        line(out, indent, "if ((threadIdx.x % 32) == 0) " + s.ring + "->release(" + T(s.ctr) + ");",
-             s.note);
-        break;
-      case Stmt::Kind::BarWait:
-        line(out, indent, "mbar_wait(" + T(s.bar) + ", " + S(s.bytes) + ");", s.note);
-        break;
-      case Stmt::Kind::BarArm:
-        line(out, indent, "mbar_arrive_expect_tx(" + T(s.bar) + ", " + S(s.bytes) + "u);", s.note);
-        break;
       case Stmt::Kind::TmaLoad:
       case Stmt::Kind::TmaStore:
       case Stmt::Kind::MmaIssue:
@@ -291,16 +434,12 @@ void print(const std::vector<Stmt>& body, int indent, const Namer& name, std::st
         line(out, indent, "wgmma_wait<" + S(s.pending) + ">();", s.note);
         for (const auto& f : s.fence) out += pad + "wgmma_fence_operand(" + T(f) + ");\n";
         break;
-      case Stmt::Kind::NamedSync:
-        line(out, indent, "named_bar_sync(" + S(s.bar_id) + ", " + S(s.threads) + ");", s.note);
-        break;
-      case Stmt::Kind::NamedArrive:
-        line(out, indent, "named_bar_arrive(" + S(s.bar_id) + ", " + S(s.threads) + ");", s.note);
-        break;
       case Stmt::Kind::ZeroTripSplit:
         throw Error("emit: internal: zero-trip split left unresolved (" + s.note + ")");
       case Stmt::Kind::SplitEnd:
         break;
+      default:
+        throw Error("emit: internal: a statement kind the printer does not know");
     }
   }
 }

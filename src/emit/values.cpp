@@ -187,6 +187,33 @@ Text Lower::slot_addr(const sgraph::Buffer& b) const {
          S(b.bytes) + "u";
 }
 
+Access Lower::slot_access(const sgraph::Buffer& b, Access::Engine e, bool write) const {
+  Access a;
+  a.engine = e;
+  a.write = write;
+  a.buffer = b.id;
+  a.bytes = b.bytes;
+  if (b.loop >= 0 && b.ring >= 0) {
+    a.ring = c.ring_name(b.loop, b.ring);
+    a.depth = b.depth;
+    a.index = counter_ref(b.loop);
+  }
+  return a;
+}
+
+Access Lower::staging_access(const sgraph::Buffer& b, Text slot, Access::Engine e,
+                             bool write) const {
+  Access a;
+  a.engine = e;
+  a.write = write;
+  a.buffer = b.id;
+  a.bytes = b.bytes;
+  a.depth = 0;  // `index` names the slot itself
+  a.index = std::move(slot);
+  if (split()) a.part = "slice";
+  return a;
+}
+
 const sgraph::Buffer& Lower::smem_of(int value, int op) const {
   const Val& v = val(value, op);
   if (v.lay != Lay::Smem || v.buffer < 0)

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sched2cu/emit/stmt.h"
 #include "sched2cu/sgraph/schedule_graph.h"
 
 namespace sched2cu::emit {
@@ -17,7 +18,22 @@ struct Options {
   std::string graph_path = "schedule_graph.json";
 };
 
-// The generated.cu text. Validates the graph first (sgraph::validate), then that the op table
+// What a graph lowers to: the __global__ body as statements whose every name is resolved (the
+// protocol checker, src/verify, reads exactly what the printer prints), between fixed text.
+struct Program {
+  std::string before;      // header comment, includes, the __global__ signature and "{"
+  std::vector<Stmt> body;  // the kernel body
+  std::string after;       // "}" and the host launcher
+  int warpgroups = 0;
+  std::vector<std::string> int_params;  // the kernel's integer parameters, as named in `body`
+};
+
+// Validates the graph (sgraph::validate, check_coverage) and lowers it; throws sched2cu::Error.
+Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts);
+// The generated.cu text of a program.
+std::string print_program(const Program& p);
+
+// The generated.cu text (print_program of lower_program). Validates the graph first (sgraph::validate), then that the op table
 // lowers every op of the kernel (check_coverage); throws sched2cu::Error.
 std::string emit_cuda(const sgraph::ScheduleGraph& g, const Options& opts);
 

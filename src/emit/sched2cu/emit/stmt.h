@@ -40,29 +40,60 @@ Text operator+(Text a, const Text& b);
 inline Text R(int value) { return Text::ref(value); }
 std::string S(long long v);  // decimal text
 
+// A shared-memory access a statement makes (the protocol checker's view of it, src/verify):
+// which engine touches which slot of which schedule-graph buffer. A ring slot is named by the
+// ring and the iteration counter (slot = counter % depth, round = counter / depth); a resident
+// or staging buffer by a slot index and the warpgroup part it belongs to.
+struct Access {
+  enum class Engine { Generic, Tma, Mma };
+  Engine engine = Engine::Generic;
+  bool write = false;
+  int buffer = -1;
+  std::string ring;  // non-empty: a ring slot; `index` is the iteration counter
+  int depth = 1;     // the ring depth (or staging slots) the statement assumes
+  Text index;        // ring: iteration counter; otherwise the slot index ("" = slot 0)
+  Text part;         // the warpgroup's part of a split buffer ("" = the whole buffer)
+  long long bytes = 0;
+};
+
 struct Stmt {
   enum class Kind {
     Comment,  // text (no references)
     Code,     // text: one statement
     Decl,     // type, var (a reference), init (optional), is_const: a declaration
     Block,    // body in braces
-    If,       // cond; body; else_body
+    If,       // cond; body; else_body (one_line: `if (c) s; else t;` of two one-line bodies)
     For,      // init; cond; step; body
-    // Ring protocol (docs/schedule_graph.md): ring = the Ring<N>* name, ctr = the iteration
-    // counter expression of the slot.
+    // Ring protocol (docs/schedule_graph.md): ring = the Ring<N>* name, depth = N, ctr = the
+    // iteration counter expression of the slot.
     WaitFull,   // every thread waits for the slot's data
     WaitEmpty,  // the producer waits for the slot to be free
     Arm,        // arrive.expect_tx on full[slot] with `bytes`
     Release,    // one arrival per warp on empty[slot]
+    RingInit,   // ring, depth, full / empty: the arrivals each phase of its barriers counts
+    BarInit,    // bar: a single mbarrier initialized for `bytes` arrivals
+    InitFence,  // mbarrier inits visible to the async proxy
+    CtaSync,    // __syncthreads(): every thread of the CTA
     BarWait,    // a single mbarrier (bar) waited at parity `bytes` (function-scope buffers)
     BarArm,     // arrive.expect_tx on a single mbarrier (bar) with `bytes`
-    TmaLoad,    // body: the copies (printed inline); bar: the barrier they complete on
-    TmaStore,   // body: the store(s) and the bulk-group commit (printed inline)
+    TmaLoad,    // body: the copies (printed inline); bar: the barrier they complete on;
+                // bytes: what the copies deliver; mem: the slot they write
+    TmaStore,   // body: the store(s) and the bulk-group commit (printed inline); mem: the
+                // staging they read (asynchronously, until a BulkWait covers the group)
     MmaIssue,   // body: the wgmma group (fence, k-steps, commit), printed inline; acc: the
-                // register operands it reads or writes asynchronously until a wait covers it
+                // register operands it reads or writes asynchronously until a wait covers it;
+                // mem: the shared-memory operands it reads
     MmaWait,    // wgmma.wait_group `pending`; fence: the register operands to fence afterwards
-    NamedSync,  // bar.sync `bar_id`, `threads`
+    BulkWait,   // cp.async.bulk.wait_group(.read when is_const) `pending`: TMA store groups
+    ProxyFence,  // fence.proxy.async: generic-proxy writes before async-proxy reads
+    NamedSync,   // bar.sync `bar_id` (or the expression bar), `threads`
     NamedArrive,
+    WarpgroupSync,  // bar.sync on barrier `bar` for the 128 threads of one warpgroup
+    // A loop's trip count: `const type var = init;` for loop `loop` (the checker may bind it).
+    TripCount,
+    // A statement with only a memory effect (mem) and plain text: a register read of a slot
+    // or a generic-proxy write of staging, printed as text.
+    MemCode,
     // cond; body: the statements that give a loop's folded accumulators their init values after
     // a loop that ran no iteration; split_zero_trip() replaces it. Never printed.
     ZeroTripSplit,
@@ -74,13 +105,20 @@ struct Stmt {
   Kind kind = Kind::Comment;
   std::string note;  // printed as a trailing comment: the graph element it lowers
   Text text, cond, init, step, type, var;
+  Text guard;  // non-empty: a one-line statement printed as `if (guard) <statement>`
   bool is_const = false;
+  bool one_line = false;
   std::string ring;
   Text ctr, bar;
   long long bytes = 0;
   int pending = 0, bar_id = 0, threads = 0;
+  int depth = 0, full = 0, empty = 0, loop = -1;
   std::vector<Text> acc, fence;
+  std::vector<Access> mem;
   std::vector<Stmt> body, else_body;
+
+  // Every Text of this statement (not of its children), for reference rewriting.
+  std::vector<Text*> texts();
 };
 
 // Constructors (the only way lowering code makes statements).
@@ -91,14 +129,30 @@ Stmt block(std::vector<Stmt> body, std::string note = "");
 Stmt if_(Text cond, std::vector<Stmt> body, std::string note = "",
          std::vector<Stmt> else_body = {});
 Stmt for_(Text init, Text cond, Text step, std::vector<Stmt> body, std::string note = "");
-Stmt ring_op(Stmt::Kind k, std::string ring, Text ctr, std::string note, long long bytes = 0);
+Stmt ring_op(Stmt::Kind k, std::string ring, int depth, Text ctr, std::string note,
+             long long bytes = 0);
+Stmt ring_init(std::string ring, int depth, int full, int empty, std::string note);
 Stmt bar_op(Stmt::Kind k, Text bar, long long value, std::string note);
-Stmt tma_op(Stmt::Kind k, std::vector<Stmt> body, Text bar, std::string note);
-Stmt mma_issue(std::vector<Stmt> body, std::vector<Text> acc, std::string note);
+Stmt tma_op(Stmt::Kind k, std::vector<Stmt> body, Text bar, std::string note,
+            std::vector<Access> mem = {}, long long bytes = 0);
+Stmt mma_issue(std::vector<Stmt> body, std::vector<Text> acc, std::string note,
+               std::vector<Access> mem = {});
 Stmt mma_wait(int pending, std::vector<Text> fence, std::string note);
 Stmt named_bar(Stmt::Kind k, int id, int threads, std::string note);
+Stmt named_bar(Stmt::Kind k, Text id, int threads, std::string note);
+Stmt warpgroup_sync(Text bar, std::string note = "");
+Stmt bulk_wait(int pending, bool read, std::string note = "");
+Stmt sync_op(Stmt::Kind k, std::string note = "");  // InitFence, CtaSync, ProxyFence
+Stmt bar_init(Text bar, int count, std::string note);
+Stmt trip_count(Text type, Text var, Text init, int loop, std::string note);
+Stmt mem_code(Text text, Access a, std::string note = "");
+Stmt guarded(Text guard, Stmt s);  // s printed as `if (guard) s`
 Stmt zero_trip_split(Text cond, std::vector<Stmt> fills, std::string note);
 Stmt split_end();
+
+// Every statement of `body` (recursively, children after their parent).
+void for_each_stmt(std::vector<Stmt>& body, const std::function<void(Stmt&)>& f);
+void for_each_stmt(const std::vector<Stmt>& body, const std::function<void(const Stmt&)>& f);
 
 // Applies f to every reference in s (recursively).
 void for_each_ref(Stmt& s, const std::function<void(Text::Piece&)>& f);
@@ -113,5 +167,8 @@ void split_zero_trip(std::vector<Stmt>& body);
 using Namer = std::function<std::string(int value, int age)>;
 void print(const std::vector<Stmt>& body, int indent, const Namer& name, std::string& out);
 std::string render(const Text& t, const Namer& name);
+// Replaces every reference in `body` (recursively) by its printed name: the statements become
+// self-contained text, printed the same with any namer (what the protocol checker reads).
+void resolve_names(std::vector<Stmt>& body, const Namer& name);
 
 }  // namespace sched2cu::emit

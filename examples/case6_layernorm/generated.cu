@@ -197,7 +197,6 @@ __global__ void __launch_bounds__(kThreads, 2)
         {  // op 57 tt.descriptor_store via staging buffer 1, node 20, stage 1
           bstore_smem<0, 512, __half, BLay<8, 512, 1, 8, 1, 32, 4, 1>>((buf1 + Ring<5>::slot(it0 + (T0 - 1)) * 8192u), btile(v0_64));
           fence_proxy_async();  // generic-proxy writes -> TMA store
-          if (thread_idx_in_warpgroup() == 0) tma_wait_read<3>();  // the next tile's staging slot is free once the barrier opens
           warpgroup_sync(1 + wg);  // the whole tile is written
           if (thread_idx_in_warpgroup() == 0) {  // one thread stores the tile
             for (int j = 0; j < 1; ++j) {  // 1 boxes

@@ -197,7 +197,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           bcol_partial_reduce(db_18_58_c1, [](float x0, float x1) { return x0 + x1; }, nullptr, 4);  // op 60 ttg.convert_layout reads a deferred column sum: reduced here, node 23, stage 0
           bconvert(v11_70, db_18_58_c1, reinterpret_cast<float*>(scratch), 4);  // op 60 ttg.convert_layout: through shared memory
           {  // op 52 tt.descriptor_store via staging buffer 0, node 15, stage 0
-            if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
             warpgroup_sync(1 + wg);
             uint8_t* const stage = buf0 + slice * 16384u;
             #pragma unroll
@@ -219,7 +218,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           bcol_partial_reduce(db_18_58_c1, [](float x0, float x1) { return x0 + x1; }, nullptr, 4);  // op 60 ttg.convert_layout reads a deferred column sum: reduced here, node 23, stage 0
           bconvert(v11_70, db_18_58_c1, reinterpret_cast<float*>(scratch), 4);  // op 60 ttg.convert_layout: through shared memory
           {  // op 52 tt.descriptor_store via staging buffer 0, node 15, stage 0
-            if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
             warpgroup_sync(1 + wg);
             uint8_t* const stage = buf0 + slice * 16384u;
             #pragma unroll

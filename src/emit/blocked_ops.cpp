@@ -535,27 +535,31 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
   // the store of the slot the next tile writes (depth - 1 tiles back) has read it.
   Text stage = c.buf_name(b.id);
   const bool ring = in_loop && b.depth >= 2;
-  Text slot;  // the staging slot, for the protocol checker
+  Text slot = "0";  // the staging bytes' offset in the buffer, for the protocol checker
   if (in_loop) {
     L.stores_in_flight = true;
     if (ring) {
       stage = "(" + L.slot_addr(b) + ")";
-      slot = "(" + counter_ref(b.loop) + ") % " + S(b.depth);
+      slot = "(" + counter_ref(b.loop) + ") % " + S(b.depth) + " * " + S(b.bytes);
     } else {
-      blk.push_back(guarded("thread_idx_in_warpgroup() == 0",
-                            bulk_wait(0, true, "the previous store has read the staging")));
+      Stmt drain = bulk_wait(0, true, "the previous store has read the staging");
+      drain.loop = c.loop_of_op(o.id);
+      drain.iter_dep = -1;
+      blk.push_back(guarded("thread_idx_in_warpgroup() == 0", drain));
       blk.push_back(warpgroup_sync(bar_text(c)));
     }
   }
   blk.push_back(mem_code("bstore_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
                              v.blay.text() + ">(" + stage + ", btile(" + R(v.storage) + "));",
-                         L.staging_access(b, slot, Access::Engine::Generic, true)));
+                         Lower::staging_access(b, slot, b.bytes, Access::Engine::Generic, true)));
   blk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
-  if (ring)
-    blk.push_back(
-        guarded("thread_idx_in_warpgroup() == 0",
-                bulk_wait(b.depth - 2, true,
-                          "the next tile's staging slot is free once the barrier opens")));
+  if (ring) {
+    Stmt drain =
+        bulk_wait(b.depth - 2, true, "the next tile's staging slot is free once the barrier opens");
+    drain.loop = c.loop_of_op(o.id);
+    drain.iter_dep = +1;
+    blk.push_back(guarded("thread_idx_in_warpgroup() == 0", drain));
+  }
   blk.push_back(warpgroup_sync(bar_text(c), "the whole tile is written"));
   std::vector<Stmt> st;
   st.push_back(for_("int j = 0", "j < " + S(nbox), "++j",
@@ -564,7 +568,7 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
                     S(nbox) + " boxes"));
   st.push_back(code("tma_commit();"));
   std::vector<Stmt> one{tma_op(Stmt::Kind::TmaStore, st, {}, "",
-                               {L.staging_access(b, slot, Access::Engine::Tma, false)})};
+                               {Lower::staging_access(b, slot, b.bytes, Access::Engine::Tma, false)})};
   if (!in_loop) one.push_back(bulk_wait(0, false, "stored (and staging read) before exit"));
   blk.push_back(if_("thread_idx_in_warpgroup() == 0", one, "one thread stores the tile"));
 }

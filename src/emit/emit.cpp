@@ -23,6 +23,7 @@ Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts) {
   p.body = lower_kernel(c);
   p.after = "}\n\n}  // namespace\n\n" + lower_host(c, kname);
   p.warpgroups = g.launch.warpgroups;
+  for (const auto& [b, off] : c.buf_offset) p.buffer_offset[b] = off;
   for (const auto& prm : g.kernel.params)
     if (c.type(prm.value).kind == ttgir::Type::Kind::Integer) p.int_params.push_back(prm.name);
   for (const char* n : {"num_programs_x", "num_programs_y", "num_programs_z"})

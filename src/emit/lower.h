@@ -203,8 +203,9 @@ class Lower {
   // The protocol checker's view of an access to buffer b's slot of the current iteration (a
   // ring slot, or the resident buffer).
   Access slot_access(const sgraph::Buffer& b, Access::Engine e, bool write) const;
-  // An access to slot `slot` of staging buffer b (this warpgroup's part of it in a split role).
-  Access staging_access(const sgraph::Buffer& b, Text slot, Access::Engine e, bool write) const;
+  // An access to `bytes` at byte `offset` of staging buffer b.
+  static Access staging_access(const sgraph::Buffer& b, Text offset, long long bytes,
+                               Access::Engine e, bool write);
   // The smem buffer a memdesc value views.
   const sgraph::Buffer& smem_of(int value, int op) const;
 };

@@ -216,7 +216,8 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
   const Text stage = c.buf_name(b.id) + (L.split() ? " + slice * " + S(v.rows * 4LL) + "u" : "");
   Text row = R(o.operands.at(1));
   if (L.split()) row += " + slice * " + S(v.rows);
-  const Access at = L.staging_access(b, "", Access::Engine::Generic, true);
+  const Text off = L.split() ? Text("slice * " + S(v.rows * 4LL)) : Text("0");
+  const Access at = Lower::staging_access(b, off, v.rows * 4LL, Access::Engine::Generic, true);
   blk.push_back(mem_code(
       "row_store_smem(reinterpret_cast<float*>(" + stage + "), " + R(v.storage) + ");", at));
   blk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
@@ -225,9 +226,17 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
                     {tma_op(Stmt::Kind::TmaStore,
                             {code("tma_store_1d(&" + d.map + ", " + stage + ", " + row + ");"),
                              code("tma_commit();")},
-                            {}, "", {L.staging_access(b, "", Access::Engine::Tma, false)}),
-                     bulk_wait(0, false, "stored (and staging read) before exit")},
+                            {}, "", {Lower::staging_access(b, off, v.rows * 4LL, Access::Engine::Tma, false)})},
                     "one thread stores the rows"));
+  // The same thread drains its bulk groups at the next function-scope store; only the last one
+  // waits before exit.
+  const auto& top = c.f.top_ops();
+  bool later_store = false;
+  for (auto it = std::find(top.begin(), top.end(), o.id); it != top.end(); ++it)
+    later_store |= *it != o.id && c.op(*it).name == "tt.descriptor_store";
+  if (!later_store)
+    blk.push_back(if_("thread_idx_in_warpgroup() == 0",
+                      {bulk_wait(0, false, "stored (and staging read) before exit")}));
 }
 
 }  // namespace
@@ -292,7 +301,7 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   // box, not by the loop iteration): the loop's previous stores are waited for below.
   std::vector<Stmt> chunk;
   Text at;    // this box's staging bytes
-  Text slot;  // and their slot for the protocol checker
+  Text slot;  // and their offset in the buffer, for the protocol checker
   // A function-scope store with a later phase after it leaves its bulk group in flight (it
   // overlaps that phase's main loop); the next function-scope store waits for its reads first,
   // since the stores of one shape share their staging across phases (plan_smem).
@@ -304,14 +313,19 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     if (in_loop || pending) {
       // The previous iteration's stores may still be in flight (they overlap this iteration's
       // main loop); wait until they have read the staging before anyone rewrites it.
-      blk.push_back(guarded("thread_idx_in_warpgroup() == 0",
-                            bulk_wait(0, true, "previous stores have read the staging")));
+      Stmt drain = bulk_wait(0, true, "previous stores have read the staging");
+      if (in_loop) {
+        drain.loop = li;
+        drain.iter_dep = -1;
+      }
+      blk.push_back(guarded("thread_idx_in_warpgroup() == 0", drain));
       blk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg"));
     }
     blk.push_back(code(Text("uint8_t* const stage = ") + c.buf_name(b->id) +
                        (parts > 1 ? " + slice * " + S(box_bytes * nbox) + "u" : "") + ";"));
     at = "stage + ch * " + S(box_bytes) + "u";
-    slot = "ch";
+    slot = (parts > 1 ? "slice * " + S(box_bytes * nbox) + " + " : std::string()) + "ch * " +
+           S(box_bytes);
   } else {
     // Slot s holds every warpgroup's [rows][w] box of one column subtile: warpgroup k's at
     // s * slot bytes + k * box bytes. Box ch reuses the bytes of box ch - depth, so the storing
@@ -333,7 +347,8 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     chunk.push_back(
         warpgroup_sync(S(c.bar_warpgroup()) + " + wg", "nobody writes the slot before that"));
     at = "stage + (ch % " + S(b->depth) + ") * " + S(b->bytes) + "u";
-    slot = "ch % " + S(b->depth);
+    slot = (parts > 1 ? "slice * " + S(box_bytes) + " + " : std::string()) + "(ch % " +
+           S(b->depth) + ") * " + S(b->bytes);
   }
   // Box by box: convert box ch into its staging bytes, fence, sync the warpgroup, and let one
   // thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1.
@@ -341,7 +356,7 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     chunk.push_back(mem_code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at +
                                  ", " + R(v.storage) + ", " + S(s) + ", " + S(w) + " * ch, " +
                                  S(64LL * s) + ");",
-                             L.staging_access(*b, slot, Access::Engine::Generic, true)));
+                             Lower::staging_access(*b, slot, box_bytes, Access::Engine::Generic, true)));
   chunk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
   chunk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg", "the whole box is written"));
   chunk.push_back(if_("thread_idx_in_warpgroup() == 0",
@@ -349,7 +364,7 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
                               {code("tma_store_2d(&" + d.map + ", " + at + ", " + col + " + " +
                                     S(w) + " * ch, " + rows + ");"),
                                code("tma_commit();")},
-                              {}, "", {L.staging_access(*b, slot, Access::Engine::Tma, false)})},
+                              {}, "", {Lower::staging_access(*b, slot, box_bytes, Access::Engine::Tma, false)})},
                       "one thread stores the box"));
   blk.push_back(code("#pragma unroll"));
   blk.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch", chunk,

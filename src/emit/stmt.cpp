@@ -231,7 +231,7 @@ std::vector<Text*> Stmt::texts() {
   for (auto& t : fence) out.push_back(&t);
   for (auto& a : mem) {
     out.push_back(&a.index);
-    out.push_back(&a.part);
+    out.push_back(&a.offset);
   }
   return out;
 }

@@ -201,16 +201,14 @@ Access Lower::slot_access(const sgraph::Buffer& b, Access::Engine e, bool write)
   return a;
 }
 
-Access Lower::staging_access(const sgraph::Buffer& b, Text slot, Access::Engine e,
-                             bool write) const {
+Access Lower::staging_access(const sgraph::Buffer& b, Text offset, long long bytes,
+                             Access::Engine e, bool write) {
   Access a;
   a.engine = e;
   a.write = write;
   a.buffer = b.id;
-  a.bytes = b.bytes;
-  a.depth = 0;  // `index` names the slot itself
-  a.index = std::move(slot);
-  if (split()) a.part = "slice";
+  a.offset = std::move(offset);
+  a.bytes = bytes;
   return a;
 }
 

@@ -369,7 +369,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (thread_idx_in_warpgroup() == 0) {  // one thread stores the rows
           tma_store_1d(&map_m_desc_25, buf1 + slice * 256u, q_row_2_28 + slice * 64);
           tma_commit();
-          tma_wait<0>();  // stored (and staging read) before exit
         }
       }
       // op 64 arith.truncf: bf16 view, converted where stored
@@ -404,7 +403,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (thread_idx_in_warpgroup() == 0) {  // one thread stores the rows
           tma_store_1d(&map_m_desc_25, buf1 + slice * 256u, q_row_2_28 + slice * 64);
           tma_commit();
-          tma_wait<0>();  // stored (and staging read) before exit
         }
       }
       // op 64 arith.truncf: bf16 view, converted where stored

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sched2cu/common/diag.h"
-#include "stmt.h"
+#include "sched2cu/emit/stmt.h"
 
 namespace {
 

@@ -5,6 +5,7 @@
 // silent drop. See docs/emitter.md.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct Program {
   std::string after;       // "}" and the host launcher
   int warpgroups = 0;
   std::vector<std::string> int_params;  // the kernel's integer parameters, as named in `body`
+  std::map<int, long long> buffer_offset;  // schedule-graph buffer -> its shared-memory offset
 };
 
 // Validates the graph (sgraph::validate, check_coverage) and lowers it; throws sched2cu::Error.

@@ -41,18 +41,18 @@ inline Text R(int value) { return Text::ref(value); }
 std::string S(long long v);  // decimal text
 
 // A shared-memory access a statement makes (the protocol checker's view of it, src/verify):
-// which engine touches which slot of which schedule-graph buffer. A ring slot is named by the
-// ring and the iteration counter (slot = counter % depth, round = counter / depth); a resident
-// or staging buffer by a slot index and the warpgroup part it belongs to.
+// which engine touches which bytes of which schedule-graph buffer. A ring slot is named by the
+// ring and the iteration counter (slot = counter % depth, round = counter / depth, the slot's
+// `bytes` at slot * bytes); any other access by its byte offset in the buffer and its length.
 struct Access {
   enum class Engine { Generic, Tma, Mma };
   Engine engine = Engine::Generic;
   bool write = false;
   int buffer = -1;
   std::string ring;  // non-empty: a ring slot; `index` is the iteration counter
-  int depth = 1;     // the ring depth (or staging slots) the statement assumes
-  Text index;        // ring: iteration counter; otherwise the slot index ("" = slot 0)
-  Text part;         // the warpgroup's part of a split buffer ("" = the whole buffer)
+  int depth = 1;     // the ring depth the statement assumes
+  Text index;        // ring: the iteration counter
+  Text offset;       // otherwise: the first byte accessed, from the buffer's start ("" = 0)
   long long bytes = 0;
 };
 
@@ -113,6 +113,9 @@ struct Stmt {
   long long bytes = 0;
   int pending = 0, bar_id = 0, threads = 0;
   int depth = 0, full = 0, empty = 0, loop = -1;
+  // BulkWait in loop `loop`: -1 when it only waits for the previous iteration's stores (needless
+  // in the loop's first iteration), +1 when only for the next iteration's (needless in its last).
+  int iter_dep = 0;
   std::vector<Text> acc, fence;
   std::vector<Access> mem;
   std::vector<Stmt> body, else_body;

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <memory>
 
+#include "graph_input.h"
 #include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
-#include "graph_input.h"
 #include "sched2cu/emit/emit.h"
 #include "sched2cu/sgraph/json_io.h"
 #include "sched2cu/verify/verify.h"

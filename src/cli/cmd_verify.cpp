@@ -44,8 +44,7 @@ int run(const VerifyArgs& a) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = sched2cu::verify::verify(p, g, vo);
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.ok) {
       std::printf("%s: protocol violation\n  %s\n", path.c_str(), r.failure.c_str());
       rc = 1;

@@ -567,8 +567,9 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
                           "u, " + R(o.operands.at(2)) + " + j * " + S(w) + ", " + row + ");")},
                     S(nbox) + " boxes"));
   st.push_back(code("tma_commit();"));
-  std::vector<Stmt> one{tma_op(Stmt::Kind::TmaStore, st, {}, "",
-                               {Lower::staging_access(b, slot, b.bytes, Access::Engine::Tma, false)})};
+  std::vector<Stmt> one{
+      tma_op(Stmt::Kind::TmaStore, st, {}, "",
+             {Lower::staging_access(b, slot, b.bytes, Access::Engine::Tma, false)})};
   if (!in_loop) one.push_back(bulk_wait(0, false, "stored (and staging read) before exit"));
   blk.push_back(if_("thread_idx_in_warpgroup() == 0", one, "one thread stores the tile"));
 }

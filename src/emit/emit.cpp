@@ -69,9 +69,12 @@ Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts) {
 
 std::string print_program(const Program& p) {
   std::string body;
-  print(p.body, 2, [](int, int) -> std::string {
-    throw Error("emit: internal: an unresolved reference in a lowered program");
-  }, body);
+  print(
+      p.body, 2,
+      [](int, int) -> std::string {
+        throw Error("emit: internal: an unresolved reference in a lowered program");
+      },
+      body);
   return p.before + body + p.after;
 }
 

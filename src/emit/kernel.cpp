@@ -53,12 +53,12 @@ std::vector<Stmt> phase_join(const Ctx& c, const sgraph::Role& r, int li) {
     for (const auto& rg : L.rings)
       for (const auto& ch : L.channels)
         if (ch.ring == rg.id && ch.producer_role == r.id)
-          out.push_back(for_(
-              "int j = 0", "j < " + S(rg.depth), "++j",
-              {ring_op(Stmt::Kind::WaitEmpty, c.ring_name(static_cast<int>(pl), rg.id), rg.depth,
-                       count + " + j", "")},
-              "phase join: every slot of loop " + n + "'s ring " + S(rg.id) +
-                  " released before loop " + S(li) + " refills the pool"));
+          out.push_back(
+              for_("int j = 0", "j < " + S(rg.depth), "++j",
+                   {ring_op(Stmt::Kind::WaitEmpty, c.ring_name(static_cast<int>(pl), rg.id),
+                            rg.depth, count + " + j", "")},
+                   "phase join: every slot of loop " + n + "'s ring " + S(rg.id) +
+                       " released before loop " + S(li) + " refills the pool"));
   }
   return out;
 }
@@ -124,9 +124,9 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         body_at_loop = body.size();  // the loop's own statements hold its zero-trip split
         body.insert(body.end(), v.begin(), v.end());
         if (L.stores_in_flight) {
-          body.push_back(guarded("thread_idx_in_warpgroup() == 0",
-                                 bulk_wait(0, false,
-                                           "drain the last iteration's TMA stores before exit")));
+          body.push_back(
+              guarded("thread_idx_in_warpgroup() == 0",
+                      bulk_wait(0, false, "drain the last iteration's TMA stores before exit")));
           L.stores_in_flight = false;
         }
       }
@@ -176,12 +176,12 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
     out.push_back(code("const int slice = wg - " + S(r.warpgroups.front()) + ";",
                        "warpgroup slice of the role"));
   if (r.pingpong) {
-    out.push_back(guarded("slice == 0",
-                          named_bar(Stmt::Kind::NamedArrive, c.bar_turn(0), 256,
-                                    "ping-pong: the first warpgroup takes the first turn")));
-    body.push_back(guarded("slice == 0",
-                           named_bar(Stmt::Kind::NamedSync, c.bar_turn(0), 256,
-                                     "ping-pong: absorb the last warpgroup's final turn hand-over")));
+    out.push_back(
+        guarded("slice == 0", named_bar(Stmt::Kind::NamedArrive, c.bar_turn(0), 256,
+                                        "ping-pong: the first warpgroup takes the first turn")));
+    body.push_back(guarded(
+        "slice == 0", named_bar(Stmt::Kind::NamedSync, c.bar_turn(0), 256,
+                                "ping-pong: absorb the last warpgroup's final turn hand-over")));
   }
   if (r.kind == "producer") {
     // A producer only issues TMA: one elected thread runs all of it.

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "sched2cu/emit/stmt.h"
 #include "sched2cu/sgraph/schedule_graph.h"
 #include "sched2cu/ttgir/ir.h"
-#include "sched2cu/emit/stmt.h"
 
 namespace sched2cu::emit {
 

@@ -196,9 +196,8 @@ void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out) {
                "as " + S(nbox) + " boxes"));
     }
   }
-  out.body.push_back(
-      tma_op(Stmt::Kind::TmaLoad, copies, bar, note, {L.slot_access(*b, Access::Engine::Tma, true)},
-             block_bytes));
+  out.body.push_back(tma_op(Stmt::Kind::TmaLoad, copies, bar, note,
+                            {L.slot_access(*b, Access::Engine::Tma, true)}, block_bytes));
 }
 
 namespace {
@@ -222,12 +221,13 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
       "row_store_smem(reinterpret_cast<float*>(" + stage + "), " + R(v.storage) + ");", at));
   blk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
   blk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg"));
-  blk.push_back(if_("thread_idx_in_warpgroup() == 0",
-                    {tma_op(Stmt::Kind::TmaStore,
-                            {code("tma_store_1d(&" + d.map + ", " + stage + ", " + row + ");"),
-                             code("tma_commit();")},
-                            {}, "", {Lower::staging_access(b, off, v.rows * 4LL, Access::Engine::Tma, false)})},
-                    "one thread stores the rows"));
+  blk.push_back(if_(
+      "thread_idx_in_warpgroup() == 0",
+      {tma_op(Stmt::Kind::TmaStore,
+              {code("tma_store_1d(&" + d.map + ", " + stage + ", " + row + ");"),
+               code("tma_commit();")},
+              {}, "", {Lower::staging_access(b, off, v.rows * 4LL, Access::Engine::Tma, false)})},
+      "one thread stores the rows"));
   // The same thread drains its bulk groups at the next function-scope store; only the last one
   // waits before exit.
   const auto& top = c.f.top_ops();
@@ -353,19 +353,20 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   // Box by box: convert box ch into its staging bytes, fence, sync the warpgroup, and let one
   // thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1.
   for (int s = 0; s < v.rows / 64; ++s)
-    chunk.push_back(mem_code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at +
-                                 ", " + R(v.storage) + ", " + S(s) + ", " + S(w) + " * ch, " +
-                                 S(64LL * s) + ");",
-                             Lower::staging_access(*b, slot, box_bytes, Access::Engine::Generic, true)));
+    chunk.push_back(
+        mem_code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at + ", " +
+                     R(v.storage) + ", " + S(s) + ", " + S(w) + " * ch, " + S(64LL * s) + ");",
+                 Lower::staging_access(*b, slot, box_bytes, Access::Engine::Generic, true)));
   chunk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
   chunk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg", "the whole box is written"));
-  chunk.push_back(if_("thread_idx_in_warpgroup() == 0",
-                      {tma_op(Stmt::Kind::TmaStore,
-                              {code("tma_store_2d(&" + d.map + ", " + at + ", " + col + " + " +
-                                    S(w) + " * ch, " + rows + ");"),
-                               code("tma_commit();")},
-                              {}, "", {Lower::staging_access(*b, slot, box_bytes, Access::Engine::Tma, false)})},
-                      "one thread stores the box"));
+  chunk.push_back(if_(
+      "thread_idx_in_warpgroup() == 0",
+      {tma_op(Stmt::Kind::TmaStore,
+              {code("tma_store_2d(&" + d.map + ", " + at + ", " + col + " + " + S(w) + " * ch, " +
+                    rows + ");"),
+               code("tma_commit();")},
+              {}, "", {Lower::staging_access(*b, slot, box_bytes, Access::Engine::Tma, false)})},
+      "one thread stores the box"));
   blk.push_back(code("#pragma unroll"));
   blk.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch", chunk,
                      "convert to " + d.elem + " and store " + S(nbox) + " TMA boxes"));

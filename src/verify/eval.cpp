@@ -78,10 +78,9 @@ std::vector<Tok> lex(const std::string& e) {
     }
     if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') {
       size_t j = i;
-      while (j < e.size() &&
-             (std::isalnum(static_cast<unsigned char>(e[j])) || e[j] == '_' || e[j] == '.' ||
-              (e[j] == ':' && j + 1 < e.size() && e[j + 1] == ':') ||
-              (e[j] == ':' && j > 0 && e[j - 1] == ':')))
+      while (j < e.size() && (std::isalnum(static_cast<unsigned char>(e[j])) || e[j] == '_' ||
+                              e[j] == '.' || (e[j] == ':' && j + 1 < e.size() && e[j + 1] == ':') ||
+                              (e[j] == ':' && j > 0 && e[j - 1] == ':')))
         ++j;
       out.push_back({Tok::Id, e.substr(i, j - i)});
       i = j;

@@ -33,9 +33,9 @@ struct PState {
   size_t pc = 0;
   long long token = -1;  // the named-barrier generation a NamedWait waits to pass
   std::vector<Group> mma, bulk;
-  std::map<int, long long> seen;   // barrier -> completions this process has waited for
-  std::vector<Acc> holds;  // ring-slot reads not yet released (region, ring, slot, round)
-  std::set<int> unfenced;  // regions written by the generic proxy since the last proxy fence
+  std::map<int, long long> seen;  // barrier -> completions this process has waited for
+  std::vector<Acc> holds;         // ring-slot reads not yet released (region, ring, slot, round)
+  std::set<int> unfenced;         // regions written by the generic proxy since the last proxy fence
 };
 // What a region of shared memory holds now.
 struct Region {
@@ -136,8 +136,8 @@ class Explorer {
   std::string bar_name(int b) const { return tab_.bars[static_cast<size_t>(b)]; }
   std::string region_name(int r) const { return tab_.region_name(r); }
   std::string ring_slot(const Acc& a) const {
-    return tab_.rings[static_cast<size_t>(a.ring)] + " slot " + std::to_string(a.slot) +
-           " round " + std::to_string(a.round);
+    return tab_.rings[static_cast<size_t>(a.ring)] + " slot " + std::to_string(a.slot) + " round " +
+           std::to_string(a.round);
   }
   bool overlaps(int a, int b) const {
     const auto& o = overlap_[static_cast<size_t>(a)];
@@ -202,9 +202,9 @@ class Explorer {
       if (e.k == Event::K::Wait) {
         const Bar& b = s.bars[static_cast<size_t>(e.bar)];
         m += " — " + bar_name(e.bar) + " has completed " + std::to_string(b.done) +
-             " phase(s), this wait needs " + std::to_string(e.expect) + "; its open phase waits for " +
-             std::to_string(b.pending) + " more arrival(s) and " + std::to_string(b.tx) +
-             " more byte(s)";
+             " phase(s), this wait needs " + std::to_string(e.expect) +
+             "; its open phase waits for " + std::to_string(b.pending) + " more arrival(s) and " +
+             std::to_string(b.tx) + " more byte(s)";
       } else if (e.k == Event::K::NamedWait) {
         auto it = s.named.find(e.nb);
         if (it != s.named.end())
@@ -295,7 +295,9 @@ class Explorer {
       case Event::K::BarInit: {
         Bar& b = s.bars[static_cast<size_t>(e.bar)];
         if (b.init) fail(s, who(i) + ": " + bar_name(e.bar) + " is initialized twice");
-        if (e.count <= 0) fail(s, who(i) + ": " + bar_name(e.bar) + " is initialized with count " + std::to_string(e.count));
+        if (e.count <= 0)
+          fail(s, who(i) + ": " + bar_name(e.bar) + " is initialized with count " +
+                      std::to_string(e.count));
         b = Bar{true, e.count, e.count, 0, 0};
         break;
       }
@@ -307,8 +309,9 @@ class Explorer {
         const bool pass = (b.done & 1) != e.parity;
         if (pass && b.done != e.expect)
           fail(s, who(i) + ": " + e.what + " is satisfied by the wrong phase: it means phase " +
-                      std::to_string(e.expect - 1) + " of " + bar_name(e.bar) + ", which has completed " +
-                      std::to_string(b.done) + " phase(s), and the parity matches");
+                      std::to_string(e.expect - 1) + " of " + bar_name(e.bar) +
+                      ", which has completed " + std::to_string(b.done) +
+                      " phase(s), and the parity matches");
         if (!pass) {
           if (b.done > e.expect)
             fail(s, who(i) + ": " + e.what + " waits for phase " + std::to_string(e.expect - 1) +
@@ -368,9 +371,9 @@ class Explorer {
         written(s, a.region, m);
         b.tx -= e.tx;
         if (b.tx < 0 && b.pending == 0)
-          fail(s, who(i) + ": " + e.what + " delivers more bytes to phase " + std::to_string(b.done) +
-                      " of " + bar_name(e.bar) + " than were armed (" + std::to_string(-b.tx) +
-                      " B too many)");
+          fail(s, who(i) + ": " + e.what + " delivers more bytes to phase " +
+                      std::to_string(b.done) + " of " + bar_name(e.bar) + " than were armed (" +
+                      std::to_string(-b.tx) + " B too many)");
         complete(b);
         break;
       }

@@ -28,19 +28,19 @@ struct Acc {
 
 struct Event {
   enum class K {
-    BarInit,     // bar, count (arrivals per phase); what: the ring/barrier
+    BarInit,  // bar, count (arrivals per phase); what: the ring/barrier
     InitFence,
-    Wait,        // bar, parity (the hardware's argument), expect (completions it means)
-    Arrive,      // bar, count arrivals, tx expected bytes (arm)
-    Release,     // Arrive on an empty barrier + the reads of `mem` (rounds <= round) released
-    TmaLoad,     // bar completes with tx bytes; mem: the slot written
-    TmaStore,    // mem: the staging read until a BulkWait covers the group
-    MmaIssue,    // mem: the slots read until an MmaWait covers the group
-    MmaWait,     // count: groups that may stay pending
-    BulkWait,    // count: store groups that may stay pending
+    Wait,      // bar, parity (the hardware's argument), expect (completions it means)
+    Arrive,    // bar, count arrivals, tx expected bytes (arm)
+    Release,   // Arrive on an empty barrier + the reads of `mem` (rounds <= round) released
+    TmaLoad,   // bar completes with tx bytes; mem: the slot written
+    TmaStore,  // mem: the staging read until a BulkWait covers the group
+    MmaIssue,  // mem: the slots read until an MmaWait covers the group
+    MmaWait,   // count: groups that may stay pending
+    BulkWait,  // count: store groups that may stay pending
     ProxyFence,
-    Read,        // mem: a generic-proxy read (registers from a slot)
-    Write,       // mem: a generic-proxy write (registers into staging)
+    Read,         // mem: a generic-proxy read (registers from a slot)
+    Write,        // mem: a generic-proxy write (registers into staging)
     NamedArrive,  // nb, threads (the barrier's count), count (threads arriving)
     NamedWait,    // nb: waits for the generation its NamedArrive opened
   };

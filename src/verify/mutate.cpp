@@ -27,7 +27,9 @@ bool walk(std::vector<Stmt>& v, const std::function<bool(std::vector<Stmt>&, siz
   return true;
 }
 
-bool is_wait(const Stmt& s) { return s.kind == K::WaitFull || s.kind == K::WaitEmpty || s.kind == K::BarWait; }
+bool is_wait(const Stmt& s) {
+  return s.kind == K::WaitFull || s.kind == K::WaitEmpty || s.kind == K::BarWait;
+}
 bool is_arm(const Stmt& s) { return s.kind == K::Arm || s.kind == K::BarArm; }
 bool is_named(const Stmt& s) {
   return s.kind == K::NamedSync || s.kind == K::NamedArrive || s.kind == K::WarpgroupSync;
@@ -56,8 +58,8 @@ std::vector<Site> sites(emit::Program& p) {
     walk(p.body, [&](std::vector<Stmt>& v, size_t i) {
       if (match(v, i)) {
         Site s;
-        s.m = {base + ":" + std::to_string(k), what + " (statement " + std::to_string(k) + ": `" +
-                                                   v[i].note + "`)"};
+        s.m = {base + ":" + std::to_string(k),
+               what + " (statement " + std::to_string(k) + ": `" + v[i].note + "`)"};
         s.match = match;
         s.apply = apply;
         s.k = k++;
@@ -68,20 +70,25 @@ std::vector<Site> sites(emit::Program& p) {
   };
   for (int d : {+1, -1}) {
     const std::string sg = d > 0 ? "+1" : "-1";
-    add("full-count" + sg, "a ring's full-barrier arrival count " + sg,
+    add(
+        "full-count" + sg, "a ring's full-barrier arrival count " + sg,
         [](const std::vector<Stmt>& v, size_t i) { return v[i].kind == K::RingInit; },
         [d](std::vector<Stmt>& v, size_t i) { v[i].full += d; });
-    add("empty-count" + sg, "a ring's empty-barrier arrival count " + sg,
+    add(
+        "empty-count" + sg, "a ring's empty-barrier arrival count " + sg,
         [](const std::vector<Stmt>& v, size_t i) { return v[i].kind == K::RingInit; },
         [d](std::vector<Stmt>& v, size_t i) { v[i].empty += d; });
-    add("bar-count" + sg, "a function-scope barrier's arrival count " + sg,
+    add(
+        "bar-count" + sg, "a function-scope barrier's arrival count " + sg,
         [](const std::vector<Stmt>& v, size_t i) { return v[i].kind == K::BarInit; },
         [d](std::vector<Stmt>& v, size_t i) { v[i].bytes += d; });
-    add("arm-bytes" + std::string(d > 0 ? "+16" : "-16"), "expected bytes off by 16",
+    add(
+        "arm-bytes" + std::string(d > 0 ? "+16" : "-16"), "expected bytes off by 16",
         [](const std::vector<Stmt>& v, size_t i) { return is_arm(v[i]); },
         [d](std::vector<Stmt>& v, size_t i) { v[i].bytes += 16 * d; });
   }
-  add("release-before-wait", "a slot release moved before the wgmma wait that covers its readers",
+  add(
+      "release-before-wait", "a slot release moved before the wgmma wait that covers its readers",
       [](const std::vector<Stmt>& v, size_t i) {
         return v[i].kind == K::Release && prior_wait(v, i) >= 0;
       },
@@ -91,7 +98,8 @@ std::vector<Site> sites(emit::Program& p) {
         v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
         v.insert(v.begin() + static_cast<std::ptrdiff_t>(j), r);
       });
-  add("wait-parity", "a barrier wait's parity flipped",
+  add(
+      "wait-parity", "a barrier wait's parity flipped",
       [](const std::vector<Stmt>& v, size_t i) { return is_wait(v[i]); },
       [](std::vector<Stmt>& v, size_t i) {
         Stmt& s = v[i];
@@ -101,10 +109,12 @@ std::vector<Site> sites(emit::Program& p) {
           s.ctr = "(" + emit::render(s.ctr, [](int, int) { return std::string(); }) + ") + " +
                   std::to_string(s.depth);
       });
-  add("fence-removed", "a fence.proxy.async removed",
+  add(
+      "fence-removed", "a fence.proxy.async removed",
       [](const std::vector<Stmt>& v, size_t i) { return v[i].kind == K::ProxyFence; },
       [](std::vector<Stmt>& v, size_t i) { v.erase(v.begin() + static_cast<std::ptrdiff_t>(i)); });
-  add("named-count", "a named barrier's thread count 128 too high",
+  add(
+      "named-count", "a named barrier's thread count 128 too high",
       [](const std::vector<Stmt>& v, size_t i) { return is_named(v[i]); },
       [](std::vector<Stmt>& v, size_t i) {
         Stmt& s = v[i];
@@ -113,7 +123,8 @@ std::vector<Site> sites(emit::Program& p) {
           s.kind = K::NamedSync;
         }
       });
-  add("store-drain-removed", "a TMA store drain that lets every store stay in flight",
+  add(
+      "store-drain-removed", "a TMA store drain that lets every store stay in flight",
       [](const std::vector<Stmt>& v, size_t i) { return v[i].kind == K::BulkWait; },
       [](std::vector<Stmt>& v, size_t i) { v[i].pending = 7; });
   // Producer and consumer disagreeing on a ring's depth: the producer's statements assume one
@@ -125,7 +136,8 @@ std::vector<Site> sites(emit::Program& p) {
   });
   for (const std::string& r : rings) {
     Site s;
-    s.m = {"ring-depth:" + r, "the producer of " + r + " assumes one slot fewer than its consumers"};
+    s.m = {"ring-depth:" + r,
+           "the producer of " + r + " assumes one slot fewer than its consumers"};
     s.match = [r](const std::vector<Stmt>& v, size_t i) {
       return v[i].kind == K::RingInit && v[i].ring == r;
     };
@@ -168,7 +180,8 @@ emit::Program mutate(const emit::Program& p, const std::string& name) {
     if (!done) throw Error("verify: internal: mutant " + name + " found no statement");
     return q;
   }
-  throw Error("verify: no mutant named '" + name + "' (`sched2cu verify --list-mutants` lists them)");
+  throw Error("verify: no mutant named '" + name +
+              "' (`sched2cu verify --list-mutants` lists them)");
 }
 
 }  // namespace sched2cu::verify

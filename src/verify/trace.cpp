@@ -22,7 +22,8 @@ int Tables::ring(const std::string& n) {
   return it->second;
 }
 int Tables::region(long long start, long long bytes) {
-  auto [it, fresh] = region_id.emplace(std::make_pair(start, bytes), static_cast<int>(regions.size()));
+  auto [it, fresh] =
+      region_id.emplace(std::make_pair(start, bytes), static_cast<int>(regions.size()));
   if (fresh) regions.emplace_back(start, bytes);
   return it->second;
 }
@@ -120,7 +121,9 @@ class Interp {
   long long value(const Stmt& s, const emit::Text& t, const char* what) {
     const std::string e = text(t);
     auto v = eval(e, env_);
-    if (!v) fail(s, std::string("its ") + what + " `" + e + "` depends on a value the model does not track");
+    if (!v)
+      fail(s,
+           std::string("its ") + what + " `" + e + "` depends on a value the model does not track");
     return *v;
   }
 
@@ -144,7 +147,8 @@ class Interp {
       auto v = eval(m[3], env_);
       if (m[2] != "=") {
         auto old = env_.get(m[1]);
-        v = v && old ? std::optional<long long>(m[2] == "+=" ? *old + *v : *old - *v) : std::nullopt;
+        v = v && old ? std::optional<long long>(m[2] == "+=" ? *old + *v : *old - *v)
+                     : std::nullopt;
       }
       env_.assign(m[1], v);
     } else if (std::regex_match(t, m, incr_re)) {
@@ -161,7 +165,8 @@ class Interp {
     r.engine = a.engine;
     r.write = a.write;
     auto base = offsets_.find(a.buffer);
-    if (base == offsets_.end()) fail(s, "it accesses buffer " + std::to_string(a.buffer) + ", which the plan does not place");
+    if (base == offsets_.end())
+      fail(s, "it accesses buffer " + std::to_string(a.buffer) + ", which the plan does not place");
     long long off = 0;
     if (!a.ring.empty()) {
       const long long c = value(s, a.index, "ring counter");
@@ -380,7 +385,7 @@ class Interp {
         if (s.kind == Stmt::Kind::MmaIssue && single)
           fail(s, "a wgmma group issued under a one-thread condition");
         Event e;
-        e.k = s.kind == Stmt::Kind::TmaStore  ? Event::K::TmaStore
+        e.k = s.kind == Stmt::Kind::TmaStore   ? Event::K::TmaStore
               : s.kind == Stmt::Kind::MmaIssue ? Event::K::MmaIssue
               : s.mem.at(0).write              ? Event::K::Write
                                                : Event::K::Read;
@@ -408,8 +413,7 @@ class Interp {
       case Stmt::Kind::WarpgroupSync: {
         Event a;
         a.k = Event::K::NamedArrive;
-        a.nb = text(s.bar).empty() ? s.bar_id
-                                   : static_cast<int>(value(s, s.bar, "barrier id"));
+        a.nb = text(s.bar).empty() ? s.bar_id : static_cast<int>(value(s, s.bar, "barrier id"));
         a.threads = s.threads;
         a.count = mult;
         const std::string info = " [barrier " + std::to_string(a.nb) + "]";

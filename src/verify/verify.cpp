@@ -105,17 +105,21 @@ std::string source_of(const std::string& note, const ttgir::Function& f) {
 
 Report verify(const emit::Program& p, const sgraph::ScheduleGraph& g, const Options& o) {
   Report r;
-  const ttgir::Function& f = g.ir.function(g.kernel.name);
+  const ttgir::Function* f = nullptr;
+  for (const auto& fn : g.ir.functions)
+    if (fn.name == g.kernel.name) f = &fn;
   for (const Scenario& sc : scenarios(g)) {
     Tables tab;
-    std::vector<Process> procs = trace(p.body, p.warpgroups, p.int_params, p.buffer_offset, sc, tab);
+    std::vector<Process> procs =
+        trace(p.body, p.warpgroups, p.int_params, p.buffer_offset, sc, tab);
     for (auto& pr : procs)
       for (auto& e : pr.events)
-        if (e.stmt != nullptr) e.what += source_of(e.stmt->note, f);
+        if (e.stmt != nullptr && f != nullptr) e.what += source_of(e.stmt->note, *f);
     if (o.dump_events) {
       std::fprintf(stderr, "scenario %s\n", sc.str().c_str());
       for (const auto& pr : procs)
-        for (const auto& e : pr.events) std::fprintf(stderr, "  wg%d %s\n", pr.warpgroup, e.what.c_str());
+        for (const auto& e : pr.events)
+          std::fprintf(stderr, "  wg%d %s\n", pr.warpgroup, e.what.c_str());
     }
     const Outcome out = explore(procs, tab, o.max_states);
     ++r.scenarios;

@@ -26,7 +26,7 @@ struct Program {
   std::vector<Stmt> body;  // the kernel body
   std::string after;       // "}" and the host launcher
   int warpgroups = 0;
-  std::vector<std::string> int_params;  // the kernel's integer parameters, as named in `body`
+  std::vector<std::string> int_params;     // the kernel's integer parameters, as named in `body`
   std::map<int, long long> buffer_offset;  // schedule-graph buffer -> its shared-memory offset
 };
 
@@ -35,8 +35,9 @@ Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts);
 // The generated.cu text of a program.
 std::string print_program(const Program& p);
 
-// The generated.cu text (print_program of lower_program). Validates the graph first (sgraph::validate), then that the op table
-// lowers every op of the kernel (check_coverage); throws sched2cu::Error.
+// The generated.cu text (print_program of lower_program). Validates the graph first
+// (sgraph::validate), then that the op table lowers every op of the kernel (check_coverage); throws
+// sched2cu::Error.
 std::string emit_cuda(const sgraph::ScheduleGraph& g, const Options& opts);
 
 // An op the op table has no lowering for: its TTGIR location ("file:line:col") and "op N 'name'

@@ -66,25 +66,25 @@ struct Stmt {
     For,      // init; cond; step; body
     // Ring protocol (docs/schedule_graph.md): ring = the Ring<N>* name, depth = N, ctr = the
     // iteration counter expression of the slot.
-    WaitFull,   // every thread waits for the slot's data
-    WaitEmpty,  // the producer waits for the slot to be free
-    Arm,        // arrive.expect_tx on full[slot] with `bytes`
-    Release,    // one arrival per warp on empty[slot]
-    RingInit,   // ring, depth, full / empty: the arrivals each phase of its barriers counts
-    BarInit,    // bar: a single mbarrier initialized for `bytes` arrivals
-    InitFence,  // mbarrier inits visible to the async proxy
-    CtaSync,    // __syncthreads(): every thread of the CTA
-    BarWait,    // a single mbarrier (bar) waited at parity `bytes` (function-scope buffers)
-    BarArm,     // arrive.expect_tx on a single mbarrier (bar) with `bytes`
-    TmaLoad,    // body: the copies (printed inline); bar: the barrier they complete on;
-                // bytes: what the copies deliver; mem: the slot they write
-    TmaStore,   // body: the store(s) and the bulk-group commit (printed inline); mem: the
-                // staging they read (asynchronously, until a BulkWait covers the group)
-    MmaIssue,   // body: the wgmma group (fence, k-steps, commit), printed inline; acc: the
-                // register operands it reads or writes asynchronously until a wait covers it;
-                // mem: the shared-memory operands it reads
-    MmaWait,    // wgmma.wait_group `pending`; fence: the register operands to fence afterwards
-    BulkWait,   // cp.async.bulk.wait_group(.read when is_const) `pending`: TMA store groups
+    WaitFull,    // every thread waits for the slot's data
+    WaitEmpty,   // the producer waits for the slot to be free
+    Arm,         // arrive.expect_tx on full[slot] with `bytes`
+    Release,     // one arrival per warp on empty[slot]
+    RingInit,    // ring, depth, full / empty: the arrivals each phase of its barriers counts
+    BarInit,     // bar: a single mbarrier initialized for `bytes` arrivals
+    InitFence,   // mbarrier inits visible to the async proxy
+    CtaSync,     // __syncthreads(): every thread of the CTA
+    BarWait,     // a single mbarrier (bar) waited at parity `bytes` (function-scope buffers)
+    BarArm,      // arrive.expect_tx on a single mbarrier (bar) with `bytes`
+    TmaLoad,     // body: the copies (printed inline); bar: the barrier they complete on;
+                 // bytes: what the copies deliver; mem: the slot they write
+    TmaStore,    // body: the store(s) and the bulk-group commit (printed inline); mem: the
+                 // staging they read (asynchronously, until a BulkWait covers the group)
+    MmaIssue,    // body: the wgmma group (fence, k-steps, commit), printed inline; acc: the
+                 // register operands it reads or writes asynchronously until a wait covers it;
+                 // mem: the shared-memory operands it reads
+    MmaWait,     // wgmma.wait_group `pending`; fence: the register operands to fence afterwards
+    BulkWait,    // cp.async.bulk.wait_group(.read when is_const) `pending`: TMA store groups
     ProxyFence,  // fence.proxy.async: generic-proxy writes before async-proxy reads
     NamedSync,   // bar.sync `bar_id` (or the expression bar), `threads`
     NamedArrive,

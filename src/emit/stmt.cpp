@@ -398,7 +398,9 @@ void print(const std::vector<Stmt>& body, int indent, const Namer& name, std::st
           const std::string b = s.else_body.size() == 1 ? single(s.else_body[0], name) : "";
           if (a.empty() || b.empty())
             throw Error("emit: internal: a one-line if needs one-line branches");
-          line(out, indent, "if (" + T(s.cond) + ") " + a + " else " + b, s.note);
+          std::string t = "if (" + T(s.cond) + ") ";
+          t.append(a).append(" else ").append(b);
+          line(out, indent, t, s.note);
           break;
         }
         line(out, indent, "if (" + T(s.cond) + ") {", s.note);

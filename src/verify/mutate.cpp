@@ -85,7 +85,7 @@ std::vector<Site> sites(emit::Program& p) {
     add(
         "arm-bytes" + std::string(d > 0 ? "+16" : "-16"), "expected bytes off by 16",
         [](const std::vector<Stmt>& v, size_t i) { return is_arm(v[i]); },
-        [d](std::vector<Stmt>& v, size_t i) { v[i].bytes += 16 * d; });
+        [d](std::vector<Stmt>& v, size_t i) { v[i].bytes += 16LL * d; });
   }
   add(
       "release-before-wait", "a slot release moved before the wgmma wait that covers its readers",

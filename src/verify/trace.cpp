@@ -435,6 +435,7 @@ std::vector<Process> trace(const std::vector<Stmt>& body, int warpgroups,
                            const std::map<int, long long>& buffer_offset, const Scenario& sc,
                            Tables& tab) {
   std::vector<Process> out;
+  out.reserve(static_cast<size_t>(warpgroups));
   Interp in(warpgroups, int_params, buffer_offset, sc, tab);
   for (int w = 0; w < warpgroups; ++w) out.push_back(in.run(body, w));
   return out;

@@ -37,9 +37,9 @@ TEST(StmtText, ReferencesResolveWhenPrinting) {
 
 // Synchronization statements print through the runtime's ring API (one arrival per warp).
 TEST(StmtPrint, RingProtocolStatements) {
-  std::vector<Stmt> body = {ring_op(Stmt::Kind::WaitFull, "ring0_0", "it0 + " + R(1), ""),
-                            ring_op(Stmt::Kind::Arm, "ring0_0", "it0", "", 49152),
-                            ring_op(Stmt::Kind::Release, "ring0_0", "it0 - 1", ""),
+  std::vector<Stmt> body = {ring_op(Stmt::Kind::WaitFull, "ring0_0", 4, "it0 + " + R(1), ""),
+                            ring_op(Stmt::Kind::Arm, "ring0_0", 4, "it0", "", 49152),
+                            ring_op(Stmt::Kind::Release, "ring0_0", 4, "it0 - 1", ""),
                             mma_wait(1, {R(4)}, "")};
   EXPECT_EQ(printed(body),
             "ring0_0->wait_full(it0 + v1);\n"
@@ -47,6 +47,34 @@ TEST(StmtPrint, RingProtocolStatements) {
             "if ((threadIdx.x % 32) == 0) ring0_0->release(it0 - 1);\n"
             "wgmma_wait<1>();\n"
             "wgmma_fence_operand(v4);\n");
+}
+
+// The synchronization kinds the protocol checker reads print exactly as the runtime spells them:
+// inits, CTA and warpgroup syncs, bulk waits (guarded, and the one-line if of two of them).
+TEST(StmtPrint, SynchronizationKinds) {
+  Stmt two = if_("ch == 0", {bulk_wait(0, true)}, "", {bulk_wait(3, true)});
+  two.one_line = true;
+  std::vector<Stmt> body = {ring_init("ring0_0", 4, 1, 8, "c"),
+                            bar_init("&fn_bar[0]", 1, ""),
+                            sync_op(Stmt::Kind::InitFence),
+                            sync_op(Stmt::Kind::CtaSync),
+                            guarded("thread_idx_in_warpgroup() == 0", bulk_wait(0, false)),
+                            two,
+                            sync_op(Stmt::Kind::ProxyFence),
+                            warpgroup_sync("1 + wg"),
+                            named_bar(Stmt::Kind::NamedArrive, Text("5 + slice"), 256, ""),
+                            trip_count("int", "T0", "K > 0 ? K : 0", 0, "")};
+  EXPECT_EQ(printed(body),
+            "ring0_0->init(1, 8);  // c\n"
+            "mbar_init(&fn_bar[0], 1);\n"
+            "mbar_fence_init();\n"
+            "__syncthreads();\n"
+            "if (thread_idx_in_warpgroup() == 0) tma_wait<0>();\n"
+            "if (ch == 0) tma_wait_read<0>(); else tma_wait_read<3>();\n"
+            "fence_proxy_async();\n"
+            "warpgroup_sync(1 + wg);\n"
+            "named_bar_arrive(5 + slice, 256);\n"
+            "const int T0 = K > 0 ? K : 0;\n");
 }
 
 TEST(ZeroTripSplit, DuplicatesTheRestOfTheBlock) {

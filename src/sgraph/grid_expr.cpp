@@ -4,6 +4,7 @@
 #include "sched2cu/sgraph/grid_expr.h"
 
 #include <cctype>
+#include <climits>
 
 #include "sched2cu/common/diag.h"
 
@@ -202,6 +203,49 @@ std::string to_cxx(const GridExpr& e, const std::string& param_prefix, const std
     default:
       return "(" + sub(0) + symbol(e.kind) + sub(1) + ")";
   }
+}
+
+long long evaluate(const GridExpr& e, const std::function<long long(const std::string&)>& param,
+                   long long num_sms) {
+  using K = GridExpr::Kind;
+  switch (e.kind) {
+    case K::Int:
+      return e.value;
+    case K::Param:
+      return param(e.param);
+    case K::NumSms:
+      return num_sms;
+    default:
+      break;
+  }
+  const long long a = evaluate(e.args[0], param, num_sms);
+  const long long b = evaluate(e.args[1], param, num_sms);
+  long long r = 0;
+  bool overflow = false;
+  switch (e.kind) {
+    case K::Add:
+      overflow = __builtin_add_overflow(a, b, &r);
+      break;
+    case K::Sub:
+      overflow = __builtin_sub_overflow(a, b, &r);
+      break;
+    case K::Mul:
+      overflow = __builtin_mul_overflow(a, b, &r);
+      break;
+    default:  // Div, Cdiv
+      if (b == 0) throw Error("grid expression " + to_text(e) + ": division by zero");
+      if (e.kind == K::Div) {
+        overflow = a == LLONG_MIN && b == -1;
+        r = overflow ? 0 : a / b;
+      } else {
+        long long t = 0;
+        overflow = __builtin_add_overflow(a, b - 1, &t);
+        r = overflow ? 0 : t / b;
+      }
+      break;
+  }
+  if (overflow) throw Error("grid expression " + to_text(e) + " overflows");
+  return r;
 }
 
 void collect_params(const GridExpr& e, std::vector<std::string>& out) {

@@ -134,6 +134,37 @@ TEST(GridExpr, ParsePrintAndHostForm) {
   EXPECT_NE(err("M $ 2").find("unexpected text after the expression"), std::string::npos);
 }
 
+// evaluate() computes what the generated launcher's host form computes: truncating division,
+// cdiv rounding up, the SM count as given, parameters by name; a division by zero or an
+// overflow is an error naming the expression, never a wrapped grid.
+TEST(GridExpr, EvaluatesLikeTheHostForm) {
+  auto param = [](const std::string& n) -> long long {
+    if (n == "M") return 1000;
+    if (n == "Z") return 3;
+    if (n == "ZERO") return 0;
+    if (n == "BIG") return 1LL << 62;
+    throw sched2cu::Error("no parameter " + n);
+  };
+  auto ev = [&](const std::string& t) { return evaluate(parse_grid_expr(t, "t"), param, 264); };
+  EXPECT_EQ(ev("cdiv(M, 128)"), 8);
+  EXPECT_EQ(ev("M / 128"), 7);
+  EXPECT_EQ(ev("cdiv(M, 125)"), 8);
+  EXPECT_EQ(ev("Z * cdiv(M, 128) - 4 + 1"), 21);
+  EXPECT_EQ(ev("num_sms"), 264);
+  EXPECT_EQ(ev("132"), 132);
+  auto err = [&](const std::string& t) {
+    try {
+      ev(t);
+    } catch (const sched2cu::Error& ex) {
+      return std::string(ex.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(err("cdiv(M, ZERO)"), "grid expression cdiv(M, ZERO): division by zero");
+  EXPECT_EQ(err("BIG * 4"), "grid expression BIG * 4 overflows");
+  EXPECT_EQ(err("cdiv(M, X)"), "no parameter X");
+}
+
 TEST(SgraphValidate, CatchesBrokenSchedules) {
   ScheduleGraph base = read_schedule_graph(kFixture);
   {

@@ -1,10 +1,12 @@
 // Launch-grid extents as expression trees over the kernel's parameters (the schedule graph's
 // `launch.grid`): integers, parameter names, the device's SM count, + - * / and cdiv. The
 // scheduler derives them from the IR, `--grid` spells them as text, the emitter prints them as
-// host C++ and the validator checks that every parameter exists. Plain data; never evaluated on
+// host C++, the harness evaluates them (to launch Triton's kernel on the generated kernel's
+// grid) and the validator checks that every parameter exists. Plain data; never evaluated on
 // strings with regular expressions.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,14 @@ GridExpr parse_grid_expr(const std::string& text, const std::string& what);
 // Host C++ expression of type long long: a parameter P is spelled `param_prefix + P`, the SM
 // count `num_sms`; cdiv(a, b) is (a + b - 1) / b.
 std::string to_cxx(const GridExpr& e, const std::string& param_prefix, const std::string& num_sms);
+
+// The value of `e` as the generated launcher computes it (long long arithmetic, `/` truncating,
+// cdiv(a, b) = (a + b - 1) / b), with `param(name)` the value of a kernel parameter and `num_sms`
+// what the SM count stands for (the launcher's `ctas_per_sm * num_sms`). The harness launches a
+// Triton kernel on this grid so that it runs the generated kernel's programs. Throws
+// sched2cu::Error naming the expression on a division by zero or an overflow; `param` may throw.
+long long evaluate(const GridExpr& e, const std::function<long long(const std::string&)>& param,
+                   long long num_sms);
 
 // Parameters the expression names, in order of appearance (for validation).
 void collect_params(const GridExpr& e, std::vector<std::string>& out);

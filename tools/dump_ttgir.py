@@ -49,7 +49,7 @@ class _StopBeforeAssignLatencies(Exception):
         self.pm = pm
 
 
-def _import_triton():
+def import_triton():
     try:
         import triton  # noqa: F401
     except Exception as e:  # ImportError, or a broken install raising anything
@@ -61,7 +61,7 @@ def _import_triton():
     return triton
 
 
-def _load_kernel_module(path):
+def load_kernel_module(path):
     spec = importlib.util.spec_from_file_location("sched2cu_dump_kernel", path)
     if spec is None or spec.loader is None:
         raise DumpError(f"{path}: cannot load as a Python module")
@@ -73,7 +73,7 @@ def _load_kernel_module(path):
     return module
 
 
-def _dump_spec(module, path):
+def dump_spec(module, path):
     spec = getattr(module, "DUMP", None)
     if not isinstance(spec, dict):
         raise DumpError(f"{path}: no module-level dict DUMP (kernel, signature, constexprs, "
@@ -110,14 +110,14 @@ def dump(kernel_path):
     kernel_path = os.path.realpath(kernel_path)
     if not os.path.isfile(kernel_path):
         raise DumpError(f"{kernel_path}: no such file")
-    triton = _import_triton()
+    triton = import_triton()
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
     from triton._C.libtriton import passes
     import triton.backends.nvidia.compiler as nvc
 
-    module = _load_kernel_module(kernel_path)
-    spec, fn = _dump_spec(module, kernel_path)
+    module = load_kernel_module(kernel_path)
+    spec, fn = dump_spec(module, kernel_path)
 
     captured = {}
     orig_add = passes.ttgpuir.add_assign_latencies

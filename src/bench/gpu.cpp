@@ -35,6 +35,7 @@ DeviceInfo query_device() {
   d.minor = p.minor;
   d.sm_count = p.multiProcessorCount;
   d.memory_bytes = static_cast<long long>(p.totalGlobalMem);
+  d.shared_optin_bytes = static_cast<long long>(p.sharedMemPerBlockOptin);
   cudaDeviceGetAttribute(&d.clock_khz, cudaDevAttrClockRate, d.index);
   char bus[32] = {};
   if (cudaDeviceGetPCIBusId(bus, sizeof bus, d.index) == cudaSuccess) d.pci_bus_id = bus;

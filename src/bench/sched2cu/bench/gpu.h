@@ -19,6 +19,7 @@ struct DeviceInfo {
   std::string pci_bus_id;  // "0000:3B:00.0", as CUDA reports it
   long long memory_bytes = 0;
   int clock_khz = 0;
+  long long shared_optin_bytes = 0;  // the most dynamic shared memory a block may opt into
 };
 
 // Queries the current CUDA device through the runtime (creates no kernels). Throws

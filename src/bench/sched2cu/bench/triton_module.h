@@ -1,0 +1,85 @@
+// A kernel compiled by Triton (its cubin and the launch facts of Triton's metadata), loaded with
+// the CUDA driver API and launched the way Triton 3.6's own launcher does it
+// (third_party/nvidia/backend/driver.py): kernel.py's non-constexpr parameters packed at their
+// Triton types, then the global and the profile scratch pointers; 32 * num_warps threads;
+// metadata.shared bytes of dynamic shared memory. Driver entry points come from
+// cudaGetDriverEntryPointByVersion, so nothing here links libcuda. It never launches a kernel
+// whose real parameter list (the sizes of the PTX .entry's parameters) differs from what it
+// packs, and never allocates or frees device memory (the caller owns the scratch buffers).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sched2cu/abi.h"
+
+namespace sched2cu::bench {
+
+// What the compile reported about the kernel (tools/triton_compile.py's result JSON).
+struct TritonKernelInfo {
+  std::string name;  // the cubin's kernel function
+  int num_warps = 4;
+  int num_ctas = 1;
+  long long shared = 0;  // dynamic shared memory per block, bytes
+  long long global_scratch_size = 0, global_scratch_align = 1;  // per program
+  long long profile_scratch_size = 0, profile_scratch_align = 1;
+  bool launch_cooperative_grid = false, launch_pdl = false;
+  std::vector<std::string> param_types;  // kernel.py's signature, in order: "*fp16", "i32", ...
+  std::vector<int> entry_param_bytes;    // the PTX .entry's parameter sizes, scratch included
+};
+
+// Triton kernel parameters packed from launch-ABI arguments (pure; no GPU).
+class TritonParams {
+ public:
+  // Packs args[i] at k.param_types[i]: a pointer type ("*...") from .ptr, 8 bytes; i1, i8, i16,
+  // i32, i64 and u1 ... u64 from .i, range checked; fp16 and bf16 (the bit patterns Triton's
+  // launcher makes: fp16 rounded to nearest, bf16 truncated), fp32 and fp64 from .f. Then two
+  // 8-byte slots for the scratch pointers (null until set_scratch). Throws sched2cu::Error on a
+  // count mismatch, an unknown type, a value out of range, or sizes that differ from
+  // k.entry_param_bytes.
+  TritonParams(const TritonKernelInfo& k, const sched2cu_arg* args, int nargs);
+  TritonParams(const TritonParams&) = delete;
+  TritonParams& operator=(const TritonParams&) = delete;
+
+  void set_scratch(void* global, void* profile);
+  // The kernelParams array cuLaunchKernel takes (one pointer per parameter, into this object).
+  void** pointers() { return ptrs_.data(); }
+  size_t size() const { return sizes_.size(); }
+  // Parameter i's bytes (for tests and error messages).
+  std::vector<unsigned char> bytes(size_t i) const;
+
+ private:
+  std::vector<std::array<unsigned char, 8>> slots_;
+  std::vector<size_t> sizes_;
+  std::vector<void*> ptrs_;
+};
+
+class TritonModule {
+ public:
+  // Loads the cubin file into the current context (the primary context the runtime made
+  // current: call after any runtime call) and opts the kernel into k.shared bytes of dynamic
+  // shared memory. Throws sched2cu::Error when the driver lacks an entry point, the file cannot
+  // be read, the driver refuses the module, or the kernel asks for what this launcher does not
+  // do (num_ctas != 1, a cooperative grid, programmatic dependent launch).
+  TritonModule(const std::string& cubin_path, TritonKernelInfo k);
+  ~TritonModule();
+  TritonModule(const TritonModule&) = delete;
+  TritonModule& operator=(const TritonModule&) = delete;
+
+  // Launches grid (x, y, z) on `stream` without synchronizing. Returns the CUresult (0 =
+  // success); error_name() names it.
+  int launch(const std::array<unsigned, 3>& grid, TritonParams& params,
+             cudaStream_t stream = nullptr) const;
+  static std::string error_name(int cu_result);
+  const TritonKernelInfo& info() const { return k_; }
+
+ private:
+  TritonKernelInfo k_;
+  void* module_ = nullptr;    // CUmodule
+  void* function_ = nullptr;  // CUfunction
+};
+
+}  // namespace sched2cu::bench

@@ -1,0 +1,214 @@
+// Triton kernels through the CUDA driver API (see triton_module.h). The driver functions are
+// looked up once through the runtime; their prototypes come from cuda.h, which is a header only
+// here (no libcuda at link time, so the sched2cu binary still runs on machines without a driver).
+#include "sched2cu/bench/triton_module.h"
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::bench {
+
+namespace {
+
+struct Driver {
+  decltype(&cuModuleLoadData) load_data = nullptr;
+  decltype(&cuModuleGetFunction) get_function = nullptr;
+  decltype(&cuFuncSetAttribute) set_attribute = nullptr;
+  decltype(&cuLaunchKernel) launch = nullptr;
+  decltype(&cuGetErrorName) error_name = nullptr;
+  std::string missing;  // the first entry point the driver did not give
+};
+
+template <class F>
+void lookup(const char* name, F& fn, std::string& missing) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+      q != cudaDriverEntryPointSuccess || !p) {
+    if (missing.empty()) missing = name;
+    return;
+  }
+  fn = reinterpret_cast<F>(p);
+}
+
+const Driver& driver() {
+  static const Driver d = [] {
+    Driver r;
+    lookup("cuModuleLoadData", r.load_data, r.missing);
+    lookup("cuModuleGetFunction", r.get_function, r.missing);
+    lookup("cuFuncSetAttribute", r.set_attribute, r.missing);
+    lookup("cuLaunchKernel", r.launch, r.missing);
+    lookup("cuGetErrorName", r.error_name, r.missing);
+    return r;
+  }();
+  return d;
+}
+
+const Driver& require_driver() {
+  const Driver& d = driver();
+  if (!d.missing.empty())
+    throw Error("the CUDA driver does not provide " + d.missing + " (needed to launch Triton)");
+  return d;
+}
+
+void check_cu(CUresult r, const std::string& what) {
+  if (r != CUDA_SUCCESS) throw Error(what + ": " + TritonModule::error_name(static_cast<int>(r)));
+}
+
+template <class T>
+std::array<unsigned char, 8> slot_of(T v) {
+  static_assert(sizeof(T) <= 8);
+  std::array<unsigned char, 8> s{};
+  std::memcpy(s.data(), &v, sizeof v);
+  return s;
+}
+
+// Triton's launcher packs bf16 scalars by truncating the f32 bits (pack_bf16 in driver.py).
+uint16_t bf16_bits(double v) {
+  const auto f = static_cast<float>(v);
+  uint32_t u = 0;
+  std::memcpy(&u, &f, sizeof u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+uint16_t fp16_bits(double v) {
+  const __half h = __float2half_rn(static_cast<float>(v));
+  uint16_t u = 0;
+  std::memcpy(&u, &h, sizeof u);
+  return u;
+}
+
+}  // namespace
+
+TritonParams::TritonParams(const TritonKernelInfo& k, const sched2cu_arg* args, int nargs) {
+  const auto n = static_cast<int>(k.param_types.size());
+  if (nargs != n)
+    throw Error("Triton's " + k.name + " takes " + std::to_string(n) +
+                " arguments, the spec gave " + std::to_string(nargs));
+  auto integer = [&](int i, long long lo, unsigned long long hi, const std::string& type) {
+    const long long v = args[i].i;
+    const bool fits = v >= lo && (v < 0 || static_cast<unsigned long long>(v) <= hi);
+    if (!fits)
+      throw Error("argument " + std::to_string(i) + " of Triton's " + k.name + " = " +
+                  std::to_string(v) + " does not fit its type " + type);
+    return v;
+  };
+  auto put = [&](auto v) {
+    slots_.push_back(slot_of(v));
+    sizes_.push_back(sizeof v);
+  };
+  for (int i = 0; i < n; ++i) {
+    const std::string& t = k.param_types[static_cast<size_t>(i)];
+    if (!t.empty() && t[0] == '*')
+      put(args[i].ptr);
+    else if (t == "i1" || t == "u1")
+      put(static_cast<uint8_t>(integer(i, 0, 1, t)));
+    else if (t == "i8")
+      put(static_cast<int8_t>(integer(i, -128, 127, t)));
+    else if (t == "u8")
+      put(static_cast<uint8_t>(integer(i, 0, 255, t)));
+    else if (t == "i16")
+      put(static_cast<int16_t>(integer(i, -32768, 32767, t)));
+    else if (t == "u16")
+      put(static_cast<uint16_t>(integer(i, 0, 65535, t)));
+    else if (t == "i32")
+      put(static_cast<int32_t>(integer(i, -(1LL << 31), (1ULL << 31) - 1, t)));
+    else if (t == "u32")
+      put(static_cast<uint32_t>(integer(i, 0, (1ULL << 32) - 1, t)));
+    else if (t == "i64")
+      put(static_cast<int64_t>(args[i].i));
+    else if (t == "u64")
+      put(static_cast<uint64_t>(integer(i, 0, std::numeric_limits<long long>::max(), t)));
+    else if (t == "fp16")
+      put(fp16_bits(args[i].f));
+    else if (t == "bf16")
+      put(bf16_bits(args[i].f));
+    else if (t == "fp32" || t == "f32")
+      put(static_cast<float>(args[i].f));
+    else if (t == "fp64")
+      put(args[i].f);
+    else
+      throw Error("parameter " + std::to_string(i) + " of Triton's " + k.name + " has type '" + t +
+                  "', which the harness cannot pass (pointers, integers and floats only)");
+  }
+  put(static_cast<void*>(nullptr));  // the global scratch pointer, then the profile one
+  put(static_cast<void*>(nullptr));
+  std::vector<int> got(sizes_.begin(), sizes_.end());
+  if (got != k.entry_param_bytes) {
+    auto list = [](const std::vector<int>& v) {
+      std::string s;
+      for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+      return "[" + s + "]";
+    };
+    throw Error("Triton's " + k.name + " takes parameters of " + list(k.entry_param_bytes) +
+                " bytes (its PTX .entry), the harness packs " + list(got) +
+                " (signature + 2 scratch pointers): not the launcher of Triton 3.6?");
+  }
+  for (auto& sl : slots_) ptrs_.push_back(sl.data());
+}
+
+void TritonParams::set_scratch(void* global, void* profile) {
+  slots_[slots_.size() - 2] = slot_of(global);
+  slots_[slots_.size() - 1] = slot_of(profile);
+}
+
+std::vector<unsigned char> TritonParams::bytes(size_t i) const {
+  return {slots_.at(i).begin(), slots_.at(i).begin() + static_cast<std::ptrdiff_t>(sizes_.at(i))};
+}
+
+TritonModule::TritonModule(const std::string& cubin_path, TritonKernelInfo k) : k_(std::move(k)) {
+  if (k_.num_ctas != 1)
+    throw Error("Triton's " + k_.name + " is compiled for clusters of " +
+                std::to_string(k_.num_ctas) + " CTAs; the harness launches num_ctas = 1 only");
+  if (k_.launch_cooperative_grid || k_.launch_pdl)
+    throw Error("Triton's " + k_.name +
+                " asks for a cooperative or programmatic-dependent launch, which the harness "
+                "does not make");
+  const Driver& d = require_driver();
+  std::ifstream f(cubin_path, std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (!f.good() && !f.eof()) throw Error("cannot read " + cubin_path);
+  if (image.empty()) throw Error(cubin_path + " is empty or missing");
+  CUmodule m = nullptr;
+  check_cu(d.load_data(&m, image.data()), "loading Triton's cubin " + cubin_path);
+  module_ = m;
+  CUfunction fn = nullptr;
+  check_cu(d.get_function(&fn, m, k_.name.c_str()), "finding " + k_.name + " in " + cubin_path);
+  function_ = fn;
+  // Above the 48 KB default a kernel must opt in, as Triton's load_binary does.
+  if (k_.shared > 49152)
+    check_cu(d.set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             static_cast<int>(k_.shared)),
+             "opting " + k_.name + " into " + std::to_string(k_.shared) +
+                 " bytes of dynamic shared memory");
+}
+
+// The module stays loaded, as KernelModule's do: unloading while the runtime's teardown may still
+// refer to the context has crashed processes at exit, and the measurement child ends soon after.
+TritonModule::~TritonModule() = default;
+
+int TritonModule::launch(const std::array<unsigned, 3>& grid, TritonParams& params,
+                         cudaStream_t stream) const {
+  const Driver& d = require_driver();
+  return static_cast<int>(d.launch(static_cast<CUfunction>(function_), grid[0], grid[1], grid[2],
+                                   static_cast<unsigned>(32 * k_.num_warps), 1, 1,
+                                   static_cast<unsigned>(k_.shared), stream, params.pointers(),
+                                   nullptr));
+}
+
+std::string TritonModule::error_name(int cu_result) {
+  const Driver& d = driver();
+  const char* s = nullptr;
+  if (d.error_name && d.error_name(static_cast<CUresult>(cu_result), &s) == CUDA_SUCCESS && s)
+    return s;
+  return "CUresult " + std::to_string(cu_result);
+}
+
+}  // namespace sched2cu::bench

@@ -11,14 +11,21 @@ namespace {
 sched2cu::cli::Registrar reg("compare", 60, [](CLI::App& app) {
   auto a = std::make_shared<sched2cu::harness::CliArgs>();
   auto rev = std::make_shared<std::string>("origin/main");
+  auto triton = std::make_shared<bool>(false);
   CLI::App* sub = app.add_subcommand(
       "compare", "Per-case gen/hw table: a git revision's generated.cu vs the working tree's");
   sub->add_option("--rev", *rev, "git revision for the left column")->capture_default_str();
   a->add_common(sub, /*gpu=*/true);
   a->add_markdown(sub);
-  return std::function<int()>([a, rev]() {
+  sub->add_flag("--triton", *triton,
+                "add the Triton column for the branch side: the case's kernel.py compiled by "
+                "Triton, timed with the working tree's generated kernel");
+  sub->add_option("--python", a->python, "Python with Triton 3.6, for --triton")
+      ->capture_default_str();
+  return std::function<int()>([a, rev, triton]() {
     auto o = a->options();
     o.rev = *rev;
+    o.triton = *triton;
     return sched2cu::harness::run_compare(o);
   });
 });

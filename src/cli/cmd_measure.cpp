@@ -22,6 +22,7 @@ sched2cu::cli::Registrar reg_measure("__measure", 1000, [](CLI::App& app) {
   sub->add_option("--spec", a->req.spec_so)->required();
   sub->add_option("--gen", a->req.gen_so);
   sub->add_option("--hw", a->req.hw_so);
+  sub->add_option("--triton", a->req.triton_plan);
   sub->add_option("--mode", a->mode);
   sub->add_option("--seed", a->req.seed);
   sub->add_option("--warmup-ms", a->req.warmup_ms);

@@ -1,6 +1,6 @@
 // `sched2cu check` (correctness only, non-zero exit on any failure), `sched2cu bench` (absolute
-// throughput of generated, hand-written and vendor kernels with ratios) and `sched2cu list`
-// (what each case holds; no GPU).
+// throughput of generated, hand-written, Triton and vendor kernels with ratios) and `sched2cu
+// list` (what each case holds; no GPU).
 #include <algorithm>
 #include <cstdio>
 
@@ -76,8 +76,8 @@ std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure)
     } else if (!c.generated && !c.handwritten) {
       r.cells = {name, "(no generated.cu)", "-"};
     } else {
-      r.m =
-          measure(c, c.generated ? c.dir / "generated.cu" : std::filesystem::path(), "check", name);
+      r.m = measure(c, c.generated ? c.dir / "generated.cu" : std::filesystem::path(), "check",
+                    name, false);
       std::string gen = c.generated ? check_cell(*r.m) : "(no generated.cu)";
       std::string hw = c.handwritten ? hw_check_cell(*r.m) : "-";
       if (!c.generated && !r.m->error.empty()) gen = "(error: " + r.m->error + ")";
@@ -99,26 +99,28 @@ std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure)
     CaseRow r;
     r.name = name;
     auto fill = [&](const std::string& cell) {
-      r.cells = {name, "-", cell, cell, cell, "-", "-", "-", "-", "-", "-"};
+      r.cells = {name, "-", cell, cell, cell, cell, "-", "-", "-", "-", "-", "-", "-"};
     };
     if (!c.exists) {
       fill("(no such case dir)");
     } else if (!c.spec) {
       fill("(no bench_spec)");
     } else {
-      r.m =
-          measure(c, c.generated ? c.dir / "generated.cu" : std::filesystem::path(), "bench", name);
+      r.m = measure(c, c.generated ? c.dir / "generated.cu" : std::filesystem::path(), "bench",
+                    name, true);
       const Measurement& m = *r.m;
       if (!m.error.empty()) {
         fill("(error: " + m.error + ")");
-        r.cells[3] = r.cells[4] = "-";
+        r.cells[3] = r.cells[4] = r.cells[5] = "-";
       } else {
         r.cells = {name,
                    bench_shapes_cell(m),
                    c.generated ? bench_cell(m, "gen") : "(no generated.cu)",
                    c.handwritten ? bench_cell(m, "hw") : "-",
+                   bench_cell(m, "triton"),
                    bench_cell(m, "vendor"),
                    bench_ratio_cell(m, "gen", "hw"),
+                   bench_ratio_cell(m, "gen", "triton"),
                    bench_ratio_cell(m, "gen", "vendor"),
                    bench_ratio_cell(m, "hw", "vendor"),
                    bench_cell(m, "copy"),
@@ -133,8 +135,8 @@ std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure)
 }
 
 std::vector<std::string> bench_header(const std::vector<CaseRow>& rows) {
-  std::vector<std::string> h = {"case",   "shapes", "generated",  "handwritten",
-                                "vendor", "gen/hw", "gen/vendor", "hw/vendor"};
+  std::vector<std::string> h = {"case",   "shapes", "generated",  "handwritten", "triton",
+                                "vendor", "gen/hw", "gen/triton", "gen/vendor",  "hw/vendor"};
   for (auto& r : rows) {
     if (r.m && r.m->error.empty() && r.m->has_copy) {
       h.insert(h.end(), {"copy", "gen/copy", "hw/copy"});
@@ -172,8 +174,11 @@ std::string render_bench(const std::vector<CaseRow>& rows, TableFormat format) {
   out +=
       "\nthroughput per shape (median of do_bench-style timings, L2 flushed before each call);\n"
       "FAIL after a figure = that kernel failed its correctness check at that shape; FAIL (...)\n"
-      "= it failed at those check-only shapes (checked, never timed).\n";
-  if (table.header.size() > 8)
+      "= it failed at those check-only shapes (checked, never timed).\n"
+      "triton = the case's kernel.py compiled by Triton with its DUMP config, on the generated\n"
+      "kernel's grid; (stages N) = it ran with N pipeline stages, fewer than DUMP's, to fit in\n"
+      "shared memory.\n";
+  if (table.header.size() > 10)
     out +=
         "copy = a device-to-device cudaMemcpyAsync moving the bytes the case's metric counts,\n"
         "timed with the kernels (the bandwidth roofline); gen/copy = copy time / kernel time.\n";

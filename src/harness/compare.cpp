@@ -2,6 +2,7 @@
 // measured under the current build (spec, hand-written kernel, runtime headers). Implements the
 // identity rule (byte-identical: measured once, "unchanged") and the per-case row rules of
 // docs/harness.md, section `compare` (the table "Per case, the first matching rule wins").
+// With --triton, the working tree's measurement also runs Triton's compile of kernel.py.
 #include <unistd.h>
 
 #include <cstdio>
@@ -33,6 +34,13 @@ struct TempDir {
     fs::remove_all(path, ec);
   }
 };
+
+// compare --triton's cells from the measurement of the working tree's generated.cu.
+void set_triton_cells(CompareRow& row, const Measurement& m) {
+  if (!m.error.empty()) return;  // the row's own cell says it
+  row.triton = bench_cell(m, "triton");
+  row.gen_triton = bench_ratio_cell(m, "gen", "triton");
+}
 
 }  // namespace
 
@@ -71,14 +79,17 @@ std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& mea
       if (!old) {
         row.status = "not_on_rev";
         row.left = "(not on " + opt.rev + ")";
-        row.right_m = measure(c, gen, "compare", name + " (branch)");
+        row.right_m = measure(c, gen, "compare", name + " (branch)", opt.triton);
         row.right = compare_cell(*row.right_m);
+        if (opt.triton) set_triton_cells(row, *row.right_m);
         row.bold = true;
       } else if (*old == read_file(gen)) {
         row.status = "unchanged";
-        row.left_m = measure(c, gen, "compare", name);
+        // Measured once: this measurement is the branch's too.
+        row.left_m = measure(c, gen, "compare", name, opt.triton);
         row.left = compare_cell(*row.left_m);
         row.right = "unchanged";
+        if (opt.triton) set_triton_cells(row, *row.left_m);
       } else {
         row.status = "changed";
         TempDir tmp;
@@ -91,10 +102,11 @@ std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& mea
         std::string who = name + " (";
         who += label;
         who += ")";
-        row.left_m = measure(c, old_path, "compare", who);
-        row.right_m = measure(c, gen, "compare", name + " (branch)");
+        row.left_m = measure(c, old_path, "compare", who, false);
+        row.right_m = measure(c, gen, "compare", name + " (branch)", opt.triton);
         row.left = compare_cell(*row.left_m);
         row.right = compare_cell(*row.right_m);
+        if (opt.triton) set_triton_cells(row, *row.right_m);
         row.improvement = improvement_cell(*row.left_m, *row.right_m);
         row.bold = true;
       }
@@ -105,14 +117,21 @@ std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& mea
 }
 
 std::string render_compare(const std::vector<CompareRow>& rows, const std::string& rev,
-                           bool use_bold, TableFormat format) {
+                           bool use_bold, TableFormat format, bool triton) {
   std::string label = rev_label(rev);
   Table t;
   t.header = {"case", label + " (gen/hw)", "branch (gen/hw)", "improvement"};
+  if (triton) t.header.insert(t.header.end(), {"triton", "gen/triton"});
   for (auto& r : rows) {
     t.rows.push_back({r.name, r.left, r.right, r.improvement});
     t.bold.push_back({false, false, r.bold, false});
+    if (triton) t.rows.back().insert(t.rows.back().end(), {r.triton, r.gen_triton});
   }
+  const std::string triton_note =
+      triton ? "triton = the case's kernel.py compiled by Triton (DUMP's config, the generated\n"
+               "kernel's grid), timed with the branch side: absolute throughput per shape, and\n"
+               "gen/triton = branch generated / Triton.\n"
+             : "";
   return (format == TableFormat::Markdown ? render_markdown(t) : render_table(t, use_bold)) +
          "\ncells: per-shape generated/handwritten throughput ratios (raw generated throughput\n"
          "when the case has no handwritten kernel), in shape order; both columns are built and\n"
@@ -121,7 +140,8 @@ std::string render_compare(const std::vector<CompareRow>& rows, const std::strin
          label +
          ", per shape,\nnormalized by the handwritten kernel timed alongside each side (cancels "
          "drift between\nthe two measurements); 'unchanged' = byte-identical generated.cu "
-         "(measured once).\n";
+         "(measured once).\n" +
+         triton_note;
 }
 
 json compare_json(const std::vector<CompareRow>& rows, const RunOptions& opt, const json& device) {
@@ -130,6 +150,10 @@ json compare_json(const std::vector<CompareRow>& rows, const RunOptions& opt, co
     json c = {{"case", r.name},
               {"status", r.status},
               {"cells", {{"left", r.left}, {"right", r.right}, {"improvement", r.improvement}}}};
+    if (opt.triton) {
+      c["cells"]["triton"] = r.triton;
+      c["cells"]["gen/triton"] = r.gen_triton;
+    }
     auto side = [](const std::optional<Measurement>& m) {
       if (!m) return json();
       if (!m->error.empty()) return json{{"error", m->error}};
@@ -156,7 +180,7 @@ int run_compare(const RunOptions& opt) {
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
   auto rows = compare_rows(opt, std::ref(gpu));
   std::fputs(render_compare(rows, opt.rev, stdout_wants_bold(),
-                            opt.markdown ? TableFormat::Markdown : TableFormat::Box)
+                            opt.markdown ? TableFormat::Markdown : TableFormat::Box, opt.triton)
                  .c_str(),
              stdout);
   std::fflush(stdout);

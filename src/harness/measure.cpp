@@ -1,6 +1,8 @@
 // The measurement child's work (see measure.h). Host implements the spec API's services over
 // sched2cu_bench. Buffers are freed per shape; any CUDA error ends the measurement with an error
-// naming the kernel and shape, since a sticky fault leaves the context unusable.
+// naming the kernel and shape, since a sticky fault leaves the context unusable. The one
+// exception is Triton's kernel: an error of its own that leaves the context usable drops it
+// from the measurement ("triton_error"), the others' figures unharmed.
 #include "sched2cu/harness/measure.h"
 
 #include <cuda_runtime.h>
@@ -17,7 +19,11 @@
 #include "sched2cu/bench/gpu.h"
 #include "sched2cu/bench/kernel_module.h"
 #include "sched2cu/bench/timing.h"
+#include "sched2cu/bench/triton_module.h"
+#include "sched2cu/common/file_util.h"
 #include "sched2cu/harness/bench_spec_api.h"
+#include "sched2cu/harness/results.h"
+#include "sched2cu/harness/triton_launch.h"
 
 namespace sched2cu::harness {
 
@@ -61,6 +67,13 @@ std::string vendor_addmm_error(const sp::Tensor& a, const sp::Tensor& bm, const 
 }
 
 namespace {
+
+// A failure that came with Triton's kernel and left the CUDA context unusable (or happened while
+// it was timed with the others): the child fails with "triton_failed", and the parent measures
+// again without Triton (triton_build.h).
+struct TritonFault : Error {
+  using Error::Error;
+};
 
 b::DType bt(sp::DType t) { return static_cast<b::DType>(static_cast<int>(t)); }
 
@@ -223,7 +236,8 @@ json probe_device() {
             {"minor", d.minor},
             {"sm_count", d.sm_count},
             {"pci_bus_id", d.pci_bus_id},
-            {"memory_bytes", d.memory_bytes}};
+            {"memory_bytes", d.memory_bytes},
+            {"shared_optin_bytes", d.shared_optin_bytes}};
   } catch (const std::exception& e) {
     return {{"error", e.what()}};
   }
@@ -260,6 +274,21 @@ json run_measurement(const MeasureRequest& req) {
     if (!req.gen_so.empty()) gen = std::make_unique<b::KernelModule>(req.gen_so);
     where = "loading handwritten.cu";
     if (!req.hw_so.empty()) hw = std::make_unique<b::KernelModule>(req.hw_so);
+    // The Triton column: a plan or cubin that does not load is Triton's cell alone.
+    std::unique_ptr<TritonPlan> tplan;
+    std::unique_ptr<b::TritonModule> triton;
+    std::string triton_error;
+    if (!req.triton_plan.empty()) {
+      try {
+        tplan = std::make_unique<TritonPlan>(
+            triton_plan_from_json(json::parse(read_file(req.triton_plan))));
+        // The driver API loads into the current context: make the runtime's primary one.
+        b::check_cuda(cudaFree(nullptr), "creating the CUDA context");
+        triton = std::make_unique<b::TritonModule>(tplan->cubin, tplan->kernel);
+      } catch (const std::exception& e) {
+        triton_error = std::string("loading Triton's kernel: ") + e.what();
+      }
+    }
     bool timing = req.mode != MeasureMode::check;
     const char* script = spec->vendor_script();
     bool has_script = script && *script;
@@ -269,6 +298,18 @@ json run_measurement(const MeasureRequest& req) {
     bool want_script = req.mode == MeasureMode::bench && has_script;
     out["has_generated"] = bool(gen);
     out["has_hw"] = bool(hw);
+    out["has_triton"] = bool(triton);
+    if (tplan) {
+      json grid = json::array();
+      for (const auto& g : tplan->grid) grid.push_back(sgraph::to_text(g));
+      out["triton"] = {{"kernel", tplan->kernel.name},
+                       {"num_stages", tplan->num_stages},
+                       {"dump_num_stages", tplan->dump_num_stages},
+                       {"num_warps", tplan->kernel.num_warps},
+                       {"shared", tplan->kernel.shared},
+                       {"grid", grid},
+                       {"ctas_per_sm", tplan->ctas_per_sm}};
+    }
     out["vendor_name"] = want_vendor || want_script ? spec->vendor_name() : "";
     // The parent runs the script after this child (vendor_script.h); we only name it.
     if (want_script) out["vendor_script"] = script;
@@ -327,8 +368,10 @@ json run_measurement(const MeasureRequest& req) {
         b::check_cuda(cudaDeviceSynchronize(), at);
       };
       json outputs = json::array();
-      bool ok = true, hw_ok = true, vendor_ok = true;
-      std::function<int()> gen_fn, hw_fn, vendor_fn;
+      bool ok = true, hw_ok = true, vendor_ok = true, triton_ok = true;
+      std::function<int()> gen_fn, hw_fn, vendor_fn, triton_fn;
+      std::unique_ptr<DeviceBuffers> tout;
+      std::unique_ptr<TritonLaunch> tlaunch;
       if (gen) {
         gout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
         gen_fn = launcher(*gen, *gout, "generated");
@@ -338,6 +381,37 @@ json run_measurement(const MeasureRequest& req) {
         hout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
         hw_fn = launcher(*hw, *hout, "handwritten");
         run_once(hw_fn, "handwritten");
+      }
+      if (triton) {
+        where = "Triton at " + label;
+        try {
+          tout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
+          sp::ArgList args;
+          spec_call(spec->kernel_args(s, in.data(), tout->data(), args), "Triton args");
+          if (args.n >= sp::kMaxArgs) throw Error("too many kernel arguments");
+          tlaunch = std::make_unique<TritonLaunch>(*triton, *tplan, args.a, args.n, dev.sm_count);
+          triton_fn = [t = tlaunch.get(), label] {
+            const int rc = t->launch();
+            if (rc != 0)
+              throw Error("Triton launch at " + label + " returned " +
+                          b::TritonModule::error_name(rc));
+            return 0;
+          };
+          run_once(triton_fn, "Triton");
+        } catch (const std::exception& e) {
+          triton_fn = nullptr;
+          tlaunch.reset();
+          tout.reset();
+          // A launch refused, a spec argument Triton cannot take: the context survives, and
+          // Triton leaves this measurement alone. A fault does not: the child fails for the
+          // parent to measure again without Triton.
+          cudaGetLastError();
+          if (cudaDeviceSynchronize() != cudaSuccess) throw TritonFault(e.what());
+          triton_error = e.what();
+          triton.reset();
+          progress(req, label + ": Triton dropped: " + triton_error);
+        }
+        where = "shape " + label;
       }
       if (want_vendor) {
         vout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
@@ -375,6 +449,12 @@ json run_measurement(const MeasureRequest& req) {
             ok &= g.rel <= tol;  // NaN compares false: a NaN anywhere fails
           }
         }
+        if (tout) {
+          b::RelError e = b::rel_error(tout->ptrs[oi], bt(d.dtype), ref.ptrs[oi], b::DType::f32, n);
+          o["rel_triton_vs_ref"] = rel_json(e.rel);
+          o["triton_nan"] = e.nan_a;
+          triton_ok &= e.nan_a == 0 && e.rel <= tol;
+        }
         if (vout) {
           b::RelError e = b::rel_error(vout->ptrs[oi], bt(d.dtype), ref.ptrs[oi], b::DType::f32, n);
           o["rel_vendor_vs_ref"] = rel_json(e.rel);
@@ -391,14 +471,16 @@ json run_measurement(const MeasureRequest& req) {
                  {"ok", ok},
                  {"hw_ok", hw ? hw_ok : true},
                  {"vendor_ok", vendor_ok},
+                 {"triton_ok", tout ? triton_ok : true},
                  {"timed", timed_shape}};
       progress(req,
                label + (gen ? (ok ? ": generated correct" : ": generated FAILS its check") : "") +
                    (hw ? (hw_ok ? ", handwritten correct" : ", handwritten FAILS its check") : "") +
+                   (tout ? (triton_ok ? ", Triton correct" : ", Triton FAILS its check") : "") +
                    (timed_shape ? "" : " (check only)"));
       if (timing && timed_shape) {
-        // Each kernel on its own buffers. Generated, hand-written and the roofline copy are
-        // timed interleaved, one call each in turn (see do_bench_interleaved: a fixed order
+        // Each kernel on its own buffers. Generated, hand-written, Triton and the roofline copy
+        // are timed interleaved, one call each in turn (see do_bench_interleaved: a fixed order
         // biased the ratio by up to 8% on the power-capped H200).
         std::unique_ptr<CopyBuffers> copy;
         std::vector<b::LaunchFn> fns;
@@ -412,6 +494,7 @@ json run_measurement(const MeasureRequest& req) {
         };
         if (gen) add(gen_fn, "gen", "generated");
         if (hw) add(hw_fn, "hw", "handwritten");
+        if (triton_fn) add(triton_fn, "triton", "Triton");
         if (copy_bytes > 0) {
           where = "the roofline copy at " + label;
           copy = std::make_unique<CopyBuffers>(size_t(copy_bytes));
@@ -420,7 +503,14 @@ json run_measurement(const MeasureRequest& req) {
         if (!fns.empty()) {
           where = "timing " + names;
           where += " at " + label;
-          auto t = b::do_bench_interleaved(fns, bo);
+          std::vector<b::TimingStats> t;
+          try {
+            t = b::do_bench_interleaved(fns, bo);
+          } catch (const std::exception& e) {
+            // Which kernel failed is unknown: with Triton among them, measure again without it.
+            if (triton_fn) throw TritonFault(where + ": " + e.what());
+            throw;
+          }
           for (size_t k = 0; k < fns.size(); ++k) js[keys[k]] = timing_json(t[k], metric);
         }
         if (copy) {
@@ -437,7 +527,12 @@ json run_measurement(const MeasureRequest& req) {
     }
     out["shapes"] = shapes;
     out["has_copy"] = any_copy;
+    if (!triton_error.empty()) out["triton_error"] = one_line(triton_error);
     b::release_flush_buffer();
+  } catch (const TritonFault& e) {
+    std::string msg = e.what();
+    if (msg.find(" at ") == std::string::npos) msg = where + ": " + msg;
+    return {{"error", msg}, {"triton_failed", true}};
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (msg.find(" at ") == std::string::npos && where != "setup") msg = where + ": " + msg;

@@ -83,6 +83,12 @@ void local_includes(const fs::path& file, std::set<fs::path>& seen) {
 
 }  // namespace
 
+std::string content_hash(const std::vector<std::string>& parts) {
+  Fnv h;
+  for (const auto& p : parts) h.add(p);
+  return h.hex();
+}
+
 fs::path default_cache_dir(const fs::path& root) {
   const char* env = std::getenv("SCHED2CU_CACHE_DIR");
   if (env && *env) return env;

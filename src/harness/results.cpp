@@ -58,12 +58,20 @@ std::string join(const std::vector<std::string>& parts) {
 }
 
 const std::optional<KernelTiming>& pick(const ShapeResult& s, const std::string& kind) {
-  return kind == "gen" ? s.gen : kind == "hw" ? s.hw : kind == "copy" ? s.copy : s.vendor;
+  return kind == "gen"      ? s.gen
+         : kind == "hw"     ? s.hw
+         : kind == "triton" ? s.triton
+         : kind == "copy"   ? s.copy
+                            : s.vendor;
 }
 
 // Whether `kind` passed its check at `s` (the roofline copy is never checked).
 bool kind_ok(const ShapeResult& s, const std::string& kind) {
-  return kind == "gen" ? s.ok : kind == "hw" ? s.hw_ok : kind == "vendor" ? s.vendor_ok : true;
+  return kind == "gen"      ? s.ok
+         : kind == "hw"     ? s.hw_ok
+         : kind == "vendor" ? s.vendor_ok
+         : kind == "triton" ? s.triton_ok
+                            : true;
 }
 
 }  // namespace
@@ -82,6 +90,13 @@ Measurement parse_measurement(const json& j) {
   m.vendor_unavailable = j.value("vendor_unavailable", "");
   m.vendor_error = j.value("vendor_error", "");
   m.has_copy = j.value("has_copy", false);
+  m.has_triton = j.value("has_triton", false);
+  m.triton_unavailable = j.value("triton_unavailable", "");
+  m.triton_error = j.value("triton_error", "");
+  if (j.contains("triton") && j["triton"].is_object()) {
+    m.triton_stages = j["triton"].value("num_stages", 0);
+    m.triton_dump_stages = j["triton"].value("dump_num_stages", 0);
+  }
   for (const json& s : j.at("shapes")) {
     ShapeResult r;
     r.shape = s.at("shape").get<std::vector<long long>>();
@@ -90,10 +105,14 @@ Measurement parse_measurement(const json& j) {
     r.ok = s.at("ok").get<bool>();
     r.hw_ok = s.value("hw_ok", true);
     r.vendor_ok = s.value("vendor_ok", true);
+    r.triton_ok = s.value("triton_ok", true);
     r.timed = s.value("timed", true);
     r.gen = timing(s, "gen");
     r.hw = timing(s, "hw");
     r.vendor = timing(s, "vendor");
+    // A Triton that failed somewhere gives no figures anywhere (its cell is the error), never
+    // the figures of the shapes before the failure.
+    if (m.triton_error.empty() && m.triton_unavailable.empty()) r.triton = timing(s, "triton");
     r.copy = timing(s, "copy");
     m.shapes.push_back(std::move(r));
   }
@@ -213,6 +232,11 @@ std::string bench_cell(const Measurement& m, const std::string& kind) {
   if (!m.error.empty()) return "(error: " + m.error + ")";
   if (kind == "vendor" && !m.vendor_unavailable.empty()) return "(" + m.vendor_unavailable + ")";
   if (kind == "vendor" && !m.vendor_error.empty()) return "(error: " + m.vendor_error + ")";
+  if (kind == "triton") {
+    if (!m.triton_unavailable.empty()) return "(" + m.triton_unavailable + ")";
+    if (!m.triton_error.empty()) return "(error: " + m.triton_error + ")";
+    if (!m.has_triton) return "-";
+  }
   std::vector<std::string> parts;
   std::vector<std::string> failed_checks;  // check-only shapes this kind failed
   bool any = false;
@@ -221,7 +245,8 @@ std::string bench_cell(const Measurement& m, const std::string& kind) {
     const bool ok = kind_ok(s, kind);
     if (!s.timed) {
       // A check-only shape: only a kernel that ran there can fail there.
-      if (!ok && (kind != "gen" || m.has_generated) && (kind != "hw" || m.has_hw))
+      if (!ok && (kind != "gen" || m.has_generated) && (kind != "hw" || m.has_hw) &&
+          (kind != "triton" || m.has_triton))
         failed_checks.push_back(s.label);
       continue;
     }
@@ -237,7 +262,11 @@ std::string bench_cell(const Measurement& m, const std::string& kind) {
     parts.push_back("FAIL (" + join(failed_checks) + ")");
     any = true;
   }
-  return any ? join(parts) : "-";
+  if (!any) return "-";
+  // Triton's compile dropped pipeline stages to fit in shared memory: say which it ran.
+  if (kind == "triton" && m.triton_stages > 0 && m.triton_stages != m.triton_dump_stages)
+    return join(parts) + " (stages " + std::to_string(m.triton_stages) + ")";
+  return join(parts);
 }
 
 std::string bench_ratio_cell(const Measurement& m, const std::string& num_kind,

@@ -13,6 +13,7 @@
 #include "sched2cu/harness/child.h"
 #include "sched2cu/harness/git.h"
 #include "sched2cu/harness/subprocess.h"
+#include "sched2cu/harness/triton_build.h"
 #include "sched2cu/harness/vendor_script.h"
 
 namespace sched2cu::harness {
@@ -92,7 +93,8 @@ void GpuMeasurer::ensure_gpu() {
 }
 
 Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
-                                    const std::string& mode, const std::string& label) {
+                                    const std::string& mode, const std::string& label,
+                                    bool triton) {
   auto fail = [](const std::string& msg) {
     Measurement m;
     m.error = one_line(msg);
@@ -134,8 +136,26 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
     argv.emplace_back("--hw");
     argv.push_back(hw.so_path);
   }
+  TritonPrep tp;
+  if (triton) {
+    TritonConfig tc{opt_.python, opt_.root, opt_.build.cache_dir,
+                    device_.value("shared_optin_bytes", kSm90MaxSharedBytes), opt_.timeout_s};
+    tp = prepare_triton(tc, c, label);
+  }
+  std::vector<std::string> with_triton = argv;
+  if (!tp.plan_path.empty()) with_triton.insert(with_triton.end(), {"--triton", tp.plan_path});
   std::fprintf(stderr, "  %s: measuring (%s)\n", label.c_str(), mode.c_str());
-  Measurement m = run_measure_child(argv, opt_.timeout_s);
+  Measurement m = run_measure_child(with_triton, opt_.timeout_s);
+  if (!tp.plan_path.empty() && rerun_without_triton(m)) {
+    // The failure came with Triton's kernel, or nothing says which kernel failed: once more
+    // without it, so that Triton costs its own cell and no other.
+    const std::string why = m.error;
+    std::fprintf(stderr, "  %s: failed with Triton's kernel (%s); measuring again without it\n",
+                 label.c_str(), why.c_str());
+    m = run_measure_child(argv, opt_.timeout_s);
+    note_triton(m, "", "the measurement with Triton's kernel failed: " + why);
+  }
+  note_triton(m, tp.unavailable, tp.error);
   if (!m.error.empty()) std::fprintf(stderr, "  %s: error: %s\n", label.c_str(), m.error.c_str());
   // Bench only: the child names a vendor script in no other mode. Its own child, still under
   // our GPU lock; the measurement child has exited, so the GPU is free for it.

@@ -30,11 +30,13 @@ void put(const fs::path& p, const std::string& s) {
   std::ofstream(p, std::ios::binary) << s;
 }
 
-// "generated.cu" files hold "tp=<throughput> ok=<0|1>"; hw throughput is 100.
+// "generated.cu" files hold "tp=<throughput> ok=<0|1>"; hw throughput is 100; with the Triton
+// column asked for, Triton's is 80 and the log entry ends in ":triton".
 Measurement fake_measure(const CaseFiles& c, const fs::path& gen, const std::string& mode,
-                         std::vector<std::string>* log) {
+                         bool triton, std::vector<std::string>* log) {
   Measurement m;
-  log->push_back(c.name + ":" + mode + ":" + (gen.empty() ? "-" : gen.filename().string()));
+  log->push_back(c.name + ":" + mode + ":" + (gen.empty() ? "-" : gen.filename().string()) +
+                 (triton ? ":triton" : ""));
   std::ifstream f(gen);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (text.find("boom") != std::string::npos) {
@@ -59,6 +61,12 @@ Measurement fake_measure(const CaseFiles& c, const fs::path& gen, const std::str
     h.throughput = 100;
     s.hw = h;
   }
+  if (triton) {
+    KernelTiming t;
+    t.throughput = 80;
+    s.triton = t;
+    m.has_triton = true;
+  }
   m.shapes = {s};
   m.raw = {{"fake", true}};
   return m;
@@ -69,7 +77,8 @@ struct Repo : ::testing::Test {
   RunOptions opt;
   std::vector<std::string> log;
   MeasureFn measure = [this](const CaseFiles& c, const fs::path& g, const std::string& mode,
-                             const std::string&) { return fake_measure(c, g, mode, &log); };
+                             const std::string&,
+                             bool triton) { return fake_measure(c, g, mode, triton, &log); };
 
   void SetUp() override {
     root = fs::path(::testing::TempDir()) / ("repo_" + std::to_string(::getpid()));
@@ -151,6 +160,43 @@ TEST_F(Repo, RowRules) {
   EXPECT_TRUE(j["cases"][4]["left"].is_null());
 }
 
+// compare --triton: only the working tree's measurement asks for Triton (the revision's side
+// never does; an unchanged case's one measurement is the branch's), its figure and gen/triton
+// fill two more columns, and an error row leaves them "-".
+TEST_F(Repo, TritonColumnForTheBranchSide) {
+  opt.cases_arg = "case_same,case_changed,case_raw,case_nogen";
+  opt.triton = true;
+  auto rows = compare_rows(opt, measure);
+  ASSERT_EQ(rows.size(), 4u);
+  std::vector<std::string> want_log = {
+      "case_same:compare:generated.cu:triton", "case_changed:compare:generated.cu",
+      "case_changed:compare:generated.cu:triton", "case_raw:compare:generated.cu",
+      "case_raw:compare:generated.cu:triton"};
+  EXPECT_EQ(log, want_log);
+  EXPECT_EQ(rows[0].triton, "80 TFLOPS");
+  EXPECT_EQ(rows[0].gen_triton, "1.12x");
+  EXPECT_EQ(rows[1].triton, "80 TFLOPS");
+  EXPECT_EQ(rows[1].gen_triton, "1.51x");  // 120.5 / 80
+  EXPECT_EQ(rows[2].triton, "-");          // the branch side does not build
+  EXPECT_EQ(rows[3].triton, "-");          // (no generated.cu): nothing measured
+
+  const std::string table = render_compare(rows, opt.rev, false, TableFormat::Box, true);
+  EXPECT_NE(table.find("│ improvement │ triton    │ gen/triton │"), std::string::npos) << table;
+  EXPECT_NE(table.find("│ +20.5%      │ 80 TFLOPS │ 1.51x      │"), std::string::npos) << table;
+  EXPECT_NE(table.find("triton = the case's kernel.py compiled by Triton"), std::string::npos);
+  auto j = compare_json(rows, opt, {});
+  EXPECT_EQ(j["cases"][1]["cells"]["triton"], "80 TFLOPS");
+  EXPECT_EQ(j["cases"][1]["cells"]["gen/triton"], "1.51x");
+
+  // Without --triton the table and the JSON have neither.
+  opt.triton = false;
+  log.clear();
+  rows = compare_rows(opt, measure);
+  for (const auto& l : log) EXPECT_EQ(l.find(":triton"), std::string::npos) << l;
+  EXPECT_EQ(render_compare(rows, opt.rev, false).find("gen/triton"), std::string::npos);
+  EXPECT_FALSE(compare_json(rows, opt, {})["cases"][1]["cells"].contains("triton"));
+}
+
 TEST_F(Repo, DefaultDiscoveryKeepsNoSpecRows) {
   auto rows = compare_rows(opt, measure);
   std::vector<std::string> names;
@@ -195,18 +241,23 @@ TEST_F(Repo, BenchRows) {
   auto rows = bench_rows(opt, measure);
   EXPECT_EQ(rows[0].cells[2], "90 TFLOPS");
   EXPECT_EQ(rows[0].cells[3], "100 TFLOPS");
-  EXPECT_EQ(rows[0].cells[5], "0.90x");
+  EXPECT_EQ(rows[0].cells[4], "80 TFLOPS");  // triton
+  EXPECT_EQ(rows[0].cells[6], "0.90x");      // gen/hw
+  EXPECT_EQ(rows[0].cells[7], "1.12x");      // gen/triton
   EXPECT_EQ(rows[1].cells[2], "(no generated.cu)");
-  EXPECT_EQ(log[1], "case_nogen:bench:-");
+  // bench asks every measurement for the Triton column; check never does.
+  EXPECT_EQ(log[0], "case_same:bench:generated.cu:triton");
+  EXPECT_EQ(log[1], "case_nogen:bench:-:triton");
 }
 
 // bench with a case whose spec asks for the roofline copy and has a check-only shape, next to a
 // case without either: the copy columns appear once (for the whole table), "-" where a case has
 // no copy, check-only shapes are counted in the shapes cell and carry no figure, and --json's
-// cells follow the header.
+// cells follow the header. The first case's Triton ran with fewer stages than its DUMP's.
 TEST_F(Repo, BenchTableWithRooflineCopy) {
   opt.cases_arg = "case_same,case_changed";
-  auto with_copy = [](const CaseFiles& c, const fs::path&, const std::string&, const std::string&) {
+  auto with_copy = [](const CaseFiles& c, const fs::path&, const std::string&, const std::string&,
+                      bool) {
     nlohmann::json shapes = nlohmann::json::array();
     auto t = [](double tp) { return nlohmann::json{{"median_ms", 1.0}, {"throughput", tp}}; };
     if (c.name == "case_same") {
@@ -217,12 +268,14 @@ TEST_F(Repo, BenchTableWithRooflineCopy) {
                         {"timed", true},
                         {"gen", t(3000)},
                         {"hw", t(3600)},
+                        {"triton", t(2400)},
                         {"copy", t(4000)}});
       shapes.push_back({{"shape", {5, 512}},
                         {"label", "5x512"},
                         {"unit", "GB/s"},
                         {"ok", true},
                         {"hw_ok", true},
+                        {"triton_ok", true},
                         {"timed", false}});
     } else {
       shapes.push_back({{"shape", {128}},
@@ -235,45 +288,52 @@ TEST_F(Repo, BenchTableWithRooflineCopy) {
     return parse_measurement({{"has_generated", true},
                               {"has_hw", true},
                               {"has_copy", c.name == "case_same"},
+                              {"has_triton", c.name == "case_same"},
+                              {"triton", {{"num_stages", 2}, {"dump_num_stages", 3}}},
                               {"shapes", shapes}});
   };
   auto rows = bench_rows(opt, with_copy);
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0].cells, (std::vector<std::string>{"case_same", "16384x512 (+1 check-only)",
-                                                     "3000 GB/s", "3600 GB/s", "-", "0.83x", "-",
-                                                     "-", "4000 GB/s", "0.75x", "0.90x"}));
-  EXPECT_EQ(rows[1].cells[8], "-");
-  EXPECT_EQ(
-      bench_header(rows),
-      (std::vector<std::string>{"case", "shapes", "generated", "handwritten", "vendor", "gen/hw",
-                                "gen/vendor", "hw/vendor", "copy", "gen/copy", "hw/copy"}));
+  EXPECT_EQ(rows[0].cells,
+            (std::vector<std::string>{"case_same", "16384x512 (+1 check-only)", "3000 GB/s",
+                                      "3600 GB/s", "2400 GB/s (stages 2)", "-", "0.83x", "1.25x",
+                                      "-", "-", "4000 GB/s", "0.75x", "0.90x"}));
+  EXPECT_EQ(rows[1].cells[4], "-");  // no Triton kernel
+  EXPECT_EQ(rows[1].cells[10], "-");
+  EXPECT_EQ(bench_header(rows),
+            (std::vector<std::string>{"case", "shapes", "generated", "handwritten", "triton",
+                                      "vendor", "gen/hw", "gen/triton", "gen/vendor", "hw/vendor",
+                                      "copy", "gen/copy", "hw/copy"}));
   const char* want =
       "\n"
-      "┌──────────────┬───────────────────────────┬───────────┬─────────────┬────────┬────────┬"
-      "────────────┬───────────┬───────────┬──────────┬─────────┐\n"
-      "│ case         │ shapes                    │ generated │ handwritten │ vendor │ gen/hw │"
-      " gen/vendor │ hw/vendor │ copy      │ gen/copy │ hw/copy │\n"
-      "├──────────────┼───────────────────────────┼───────────┼─────────────┼────────┼────────┼"
-      "────────────┼───────────┼───────────┼──────────┼─────────┤\n"
-      "│ case_same    │ 16384x512 (+1 check-only) │ 3000 GB/s │ 3600 GB/s   │ -      │ 0.83x  │"
-      " -          │ -         │ 4000 GB/s │ 0.75x    │ 0.90x   │\n"
-      "│ case_changed │ 128                       │ 90 TFLOPS │ 100 TFLOPS  │ -      │ 0.90x  │"
-      " -          │ -         │ -         │ -        │ -       │\n"
-      "└──────────────┴───────────────────────────┴───────────┴─────────────┴────────┴────────┴"
-      "────────────┴───────────┴───────────┴──────────┴─────────┘\n";
+      "┌──────────────┬───────────────────────────┬───────────┬─────────────┬──────────────────────"
+      "┬────────┬────────┬────────────┬────────────┬───────────┬───────────┬──────────┬─────────┐\n"
+      "│ case         │ shapes                    │ generated │ handwritten │ triton               "
+      "│ vendor │ gen/hw │ gen/triton │ gen/vendor │ hw/vendor │ copy      │ gen/copy │ hw/copy │\n"
+      "├──────────────┼───────────────────────────┼───────────┼─────────────┼──────────────────────"
+      "┼────────┼────────┼────────────┼────────────┼───────────┼───────────┼──────────┼─────────┤\n"
+      "│ case_same    │ 16384x512 (+1 check-only) │ 3000 GB/s │ 3600 GB/s   │ 2400 GB/s (stages 2) "
+      "│ -      │ 0.83x  │ 1.25x      │ -          │ -         │ 4000 GB/s │ 0.75x    │ 0.90x   │\n"
+      "│ case_changed │ 128                       │ 90 TFLOPS │ 100 TFLOPS  │ -                    "
+      "│ -      │ 0.90x  │ -          │ -          │ -         │ -         │ -        │ -       │\n"
+      "└──────────────┴───────────────────────────┴───────────┴─────────────┴──────────────────────"
+      "┴────────┴────────┴────────────┴────────────┴───────────┴───────────┴──────────┴─────────┘"
+      "\n";
   EXPECT_EQ(render_table(bench_table(rows), false), want);
   auto j = bench_json(rows, {{"name", "fake"}});
   EXPECT_EQ(j["command"], "bench");
   EXPECT_EQ(j["cases"][0]["cells"]["copy"], "4000 GB/s");
   EXPECT_EQ(j["cases"][0]["cells"]["hw/copy"], "0.90x");
   EXPECT_EQ(j["cases"][1]["cells"]["gen/copy"], "-");
-  EXPECT_EQ(j["cases"][0]["cells"].size(), 10u);  // every column but "case"
+  EXPECT_EQ(j["cases"][0]["cells"]["triton"], "2400 GB/s (stages 2)");
+  EXPECT_EQ(j["cases"][0]["cells"]["gen/triton"], "1.25x");
+  EXPECT_EQ(j["cases"][0]["cells"].size(), 12u);  // every column but "case"
 
-  // Without a copy anywhere the table keeps its 8 columns, and so does the JSON.
+  // Without a copy anywhere the table keeps its 10 columns, and so does the JSON.
   opt.cases_arg = "case_changed";
   rows = bench_rows(opt, with_copy);
-  EXPECT_EQ(bench_table(rows).header.size(), 8u);
-  EXPECT_EQ(bench_table(rows).rows[0].size(), 8u);
+  EXPECT_EQ(bench_table(rows).header.size(), 10u);
+  EXPECT_EQ(bench_table(rows).rows[0].size(), 10u);
   j = bench_json(rows, {});
   EXPECT_FALSE(j["cases"][0]["cells"].contains("copy"));
 }
@@ -283,7 +343,8 @@ TEST_F(Repo, BenchTableWithRooflineCopy) {
 // footnote, and the note under the table.
 TEST_F(Repo, BenchMarkdownGolden) {
   opt.cases_arg = "case_same,case_nogen,case_nospec";
-  auto fixed = [](const CaseFiles& c, const fs::path&, const std::string&, const std::string&) {
+  auto fixed = [](const CaseFiles& c, const fs::path&, const std::string&, const std::string&,
+                  bool) {
     auto t = [](double tp) { return nlohmann::json{{"median_ms", 1.0}, {"throughput", tp}}; };
     if (c.name == "case_nogen") {
       Measurement m;
@@ -314,30 +375,38 @@ TEST_F(Repo, BenchMarkdownGolden) {
   };
   auto rows = bench_rows(opt, fixed);
   const char* want =
-      "| case        | shapes                    | generated                                   "
-      "                                                              | handwritten     | vendor"
-      "          | gen/hw | gen/vendor | hw/vendor | copy      | gen/copy | hw/copy |\n"
-      "| ----------- | ------------------------- | --------------------------------------------"
-      "------------------------------------------------------------- | --------------- | ------"
-      "--------- | ------ | ---------- | --------- | --------- | -------- | ------- |\n"
-      "| case_same   | 16384x512 (+1 check-only) | 3000 GB/s, FAIL (5x512)                     "
-      "                                                              | 3600 GB/s       | 1500 G"
-      "B/s       | 0.83x  | 2.00x      | 2.40x     | 4000 GB/s | 0.75x    | 0.90x   |\n"
-      "| case_nogen  | -                         | (error: bench_spec.cpp does not build: examp"
-      "les/case_nogen/bench_spec.cpp(3): error: identifier \"sh… [^1] | -               | -    "
-      "           | -      | -          | -         | -         | -        | -       |\n"
-      "| case_nospec | -                         | (no bench_spec)                             "
-      "                                                              | (no bench_spec) | (no be"
-      "nch_spec) | -      | -          | -         | -         | -        | -       |\n"
+      "| case        | shapes                    | generated                                       "
+      "                                                          | handwritten     | triton        "
+      "  | vendor          | gen/hw | gen/triton | gen/vendor | hw/vendor | copy      | gen/copy | "
+      "hw/copy |\n"
+      "| ----------- | ------------------------- | ------------------------------------------------"
+      "--------------------------------------------------------- | --------------- | --------------"
+      "- | --------------- | ------ | ---------- | ---------- | --------- | --------- | -------- | "
+      "------- |\n"
+      "| case_same   | 16384x512 (+1 check-only) | 3000 GB/s, FAIL (5x512)                         "
+      "                                                          | 3600 GB/s       | -             "
+      "  | 1500 GB/s       | 0.83x  | -          | 2.00x      | 2.40x     | 4000 GB/s | 0.75x    | "
+      "0.90x   |\n"
+      "| case_nogen  | -                         | (error: bench_spec.cpp does not build: examples/"
+      "case_nogen/bench_spec.cpp(3): error: identifier \"sh… [^1] | -               | -            "
+      " "
+      "  | -               | -      | -          | -          | -         | -         | -        | "
+      "-       |\n"
+      "| case_nospec | -                         | (no bench_spec)                                 "
+      "                                                          | (no bench_spec) | (no bench_spec"
+      ") | (no bench_spec) | -      | -          | -          | -         | -         | -        | "
+      "-       |\n"
       "\n"
-      "[^1]: case_nogen, generated: (error: bench_spec.cpp does not build: examples/case_nogen/"
-      "bench_spec.cpp(3): error: identifier \"shape_of\" is undefined (a spec derives from Benc"
-      "hSpec))\n"
+      "[^1]: case_nogen, generated: (error: bench_spec.cpp does not build: examples/case_nogen/benc"
+      "h_spec.cpp(3): error: identifier \"shape_of\" is undefined (a spec derives from "
+      "BenchSpec))\n"
       "\n"
       "throughput per shape (median of do_bench-style timings, L2 flushed before each call);\n"
-      "FAIL after a figure = that kernel failed its correctness check at that shape; FAIL (...)"
-      "\n"
+      "FAIL after a figure = that kernel failed its correctness check at that shape; FAIL (...)\n"
       "= it failed at those check-only shapes (checked, never timed).\n"
+      "triton = the case's kernel.py compiled by Triton with its DUMP config, on the generated\n"
+      "kernel's grid; (stages N) = it ran with N pipeline stages, fewer than DUMP's, to fit in\n"
+      "shared memory.\n"
       "copy = a device-to-device cudaMemcpyAsync moving the bytes the case's metric counts,\n"
       "timed with the kernels (the bandwidth roofline); gen/copy = copy time / kernel time.\n";
   EXPECT_EQ(render_bench(rows, TableFormat::Markdown), want);

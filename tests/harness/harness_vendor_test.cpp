@@ -221,7 +221,7 @@ TEST_F(VendorScript, BenchRowShowsTheMergedVendor) {
   opt.examples = ex;
   setenv("SCHED2CU_FAKE_VENDOR", "error", 1);
   auto rows = bench_rows(
-      opt, [](const CaseFiles&, const fs::path&, const std::string&, const std::string&) {
+      opt, [](const CaseFiles&, const fs::path&, const std::string&, const std::string&, bool) {
         Measurement m = case3_like();
         run_vendor_script(m, fs::path(FAKE_VENDOR).parent_path(), {});
         return m;
@@ -233,8 +233,10 @@ TEST_F(VendorScript, BenchRowShowsTheMergedVendor) {
                                    "1x4x512, 1x8x1024",
                                    "200 TFLOPS, 300 TFLOPS",
                                    "400 TFLOPS, 400 TFLOPS",
+                                   "-",
                                    "(error: RuntimeError at 1x4x512: cuDNN said no)",
                                    "0.50x, 0.75x",
+                                   "-",
                                    "-",
                                    "-",
                                    "-",
@@ -242,8 +244,8 @@ TEST_F(VendorScript, BenchRowShowsTheMergedVendor) {
                                    "-"};
   EXPECT_EQ(rows[0].cells, want);
   EXPECT_FALSE(rows[0].failed);  // the vendor's failure is not the case's
-  // No roofline copy: the table keeps its 8 columns.
-  EXPECT_EQ(bench_table(rows).header.size(), 8u);
+  // No roofline copy: the table keeps its 10 columns.
+  EXPECT_EQ(bench_table(rows).header.size(), 10u);
 }
 
 // A check-only shape (BenchSpec::check_only) is the kernels' edge case: the script is not given

@@ -32,6 +32,10 @@ std::vector<std::string> nvcc_command(const BuildConfig& cfg, const std::filesys
 // 64-bit FNV-1a over the build inputs, as 16 hex digits.
 std::string build_hash(const BuildConfig& cfg, const std::filesystem::path& source, bool is_spec);
 
+// 64-bit FNV-1a over `parts` (each followed by a separator, so ("ab","c") != ("a","bc")), as
+// 16 hex digits: the cache key of builds that are not nvcc's (triton_build.h).
+std::string content_hash(const std::vector<std::string>& parts);
+
 BuildResult build_module(const BuildConfig& cfg, const std::filesystem::path& source, bool is_spec,
                          const std::string& display_name);
 

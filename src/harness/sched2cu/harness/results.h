@@ -26,9 +26,11 @@ struct ShapeResult {
   bool ok = false;    // generated vs reference and vs hand-written, every output, no NaN
   bool hw_ok = true;  // hand-written vs reference (informational)
   bool vendor_ok = true;
-  bool timed = true;  // false: a check-only shape (BenchSpec::check_only), never timed
+  bool triton_ok = true;  // Triton's compile of kernel.py vs reference, every output, no NaN
+  bool timed = true;      // false: a check-only shape (BenchSpec::check_only), never timed
   std::optional<KernelTiming> gen, hw, vendor;
-  std::optional<KernelTiming> copy;  // the roofline copy (BenchSpec::roofline_copy_bytes)
+  std::optional<KernelTiming> triton;  // the Triton column (triton_build.h)
+  std::optional<KernelTiming> copy;    // the roofline copy (BenchSpec::roofline_copy_bytes)
 };
 
 // False positive below: the implicit default constructor is noexcept because nlohmann::json's
@@ -44,6 +46,14 @@ struct Measurement {
   std::string vendor_unavailable;  // "no torch", "no python3"
   std::string vendor_error;
   bool has_copy = false;  // some shape was timed next to the roofline copy
+  // The Triton column (triton_build.h): whether the child ran Triton's kernel, the pipeline
+  // stages it was compiled with and the ones kernel.py's DUMP asked for (fewer when Triton's
+  // kernel did not fit in shared memory), and, when it gave no figures, why: either makes the
+  // Triton cell alone "(no triton)" or "(error: ...)".
+  bool has_triton = false;
+  int triton_stages = 0, triton_dump_stages = 0;
+  std::string triton_unavailable;  // "no triton"
+  std::string triton_error;
   std::vector<ShapeResult> shapes;
   nlohmann::json raw;  // the child's JSON, for --json
 };
@@ -82,10 +92,11 @@ std::string bench_shapes_cell(const Measurement& m);
 // The check cell: "ok" or "FAIL (shape, shape)" or "(error: ...)".
 std::string check_cell(const Measurement& m);
 
-// Bench cells: "612 TFLOPS, 640 TFLOPS" for one kind ("gen", "hw", "vendor", or "copy": the
-// roofline copy, never checked); a shape failing its check gets " FAIL" after its figure; "-"
-// where that kernel does not exist; for "vendor" also "(no torch)" or "(error: ...)" from a
-// vendor script.
+// Bench cells: "612 TFLOPS, 640 TFLOPS" for one kind ("gen", "hw", "triton", "vendor", or
+// "copy": the roofline copy, never checked); a shape failing its check gets " FAIL" after its
+// figure; "-" where that kernel does not exist; for "vendor" also "(no torch)" or "(error: ...)"
+// from a vendor script; for "triton" also "(no triton)" or "(error: ...)", and " (stages 3)"
+// after the figures when Triton ran with fewer pipeline stages than kernel.py's DUMP asked for.
 std::string bench_cell(const Measurement& m, const std::string& kind);
 // "0.96x, 1.01x" = num / den throughput per shape (the kinds of bench_cell); "-" where either is
 // missing.

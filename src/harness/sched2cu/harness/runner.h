@@ -29,8 +29,9 @@ struct RunOptions {
   bool no_lock = false;
   unsigned long long seed = 0;
   double warmup_ms = 50, rep_ms = 200;
-  std::string python = "python3";  // for vendor scripts (bench)
+  std::string python = "python3";  // for vendor scripts and Triton's compile (bench)
   bool markdown = false;           // compare, bench: print the table as GitHub Markdown
+  bool triton = false;             // compare --triton: the Triton column for the branch side
   BuildConfig build;
 };
 
@@ -42,20 +43,24 @@ enum class TableFormat { Box, Markdown };
 RunOptions default_run_options(const std::string& root_arg, const std::string& examples_arg);
 
 // Measures one case's kernels: `gen` is the generated.cu to use (empty: none), `mode` is
-// "check", "compare" or "bench", `label` names the measurement in progress messages.
-using MeasureFn = std::function<Measurement(const CaseFiles& c, const std::filesystem::path& gen,
-                                            const std::string& mode, const std::string& label)>;
+// "check", "compare" or "bench", `label` names the measurement in progress messages, `triton`
+// asks for the Triton column too (Triton's compile of the case's kernel.py, where it has one;
+// triton_build.h).
+using MeasureFn =
+    std::function<Measurement(const CaseFiles& c, const std::filesystem::path& gen,
+                              const std::string& mode, const std::string& label, bool triton)>;
 
-// The real MeasureFn: nvcc builds + a `sched2cu __measure` child, after the GPU guard (probe
-// child, Hopper check, GPU lock, idle check) has passed once, then in bench mode the case's
-// vendor script child if its spec names one (vendor_script.h). It keeps the lock until
-// destroyed.
+// The real MeasureFn: nvcc builds (and for the Triton column Triton's compile) + a `sched2cu
+// __measure` child, after the GPU guard (probe child, Hopper check, GPU lock, idle check) has
+// passed once, then in bench mode the case's vendor script child if its spec names one
+// (vendor_script.h). A child that failed with Triton's kernel in it is run again without it
+// (triton_build.h). It keeps the lock until destroyed.
 class GpuMeasurer {
  public:
   explicit GpuMeasurer(const RunOptions& opt);
   ~GpuMeasurer();
   Measurement operator()(const CaseFiles& c, const std::filesystem::path& gen,
-                         const std::string& mode, const std::string& label);
+                         const std::string& mode, const std::string& label, bool triton);
   // The probed device ({} until the first measurement).
   const nlohmann::json& device() const { return device_; }
   // The GPU guard alone (probe, Hopper check, lock, idle check), once: commands call it before
@@ -76,6 +81,7 @@ struct CompareRow {
   std::string name;
   std::string status;  // no_dir, no_spec, no_generated, not_on_rev, unchanged, changed
   std::string left, right, improvement;
+  std::string triton = "-", gen_triton = "-";  // compare --triton: the branch side's
   bool bold = false;
   std::optional<Measurement> left_m, right_m;
 };
@@ -85,8 +91,10 @@ struct CompareRow {
 std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& measure);
 // The table and the note under it. `use_bold` is the box table's bold policy
 // (stdout_wants_bold()); Markdown always marks the re-measured branch cells **bold** (table.h).
+// `triton` (compare --triton) adds the columns triton and gen/triton.
 std::string render_compare(const std::vector<CompareRow>& rows, const std::string& rev,
-                           bool use_bold, TableFormat format = TableFormat::Box);
+                           bool use_bold, TableFormat format = TableFormat::Box,
+                           bool triton = false);
 nlohmann::json compare_json(const std::vector<CompareRow>& rows, const RunOptions& opt,
                             const nlohmann::json& device);
 
@@ -104,10 +112,11 @@ struct CaseRow {
   std::optional<Measurement> m;
 };
 std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure);
-// Bench rows carry 11 cells: case, shapes, generated, handwritten, vendor, gen/hw, gen/vendor,
-// hw/vendor, copy, gen/copy, hw/copy. bench_header names the first 8, and the 3 roofline-copy
-// columns too when some row's measurement has a copy (BenchSpec::roofline_copy_bytes): the
-// table and the JSON cells show the header's columns only.
+// Bench rows carry 13 cells: case, shapes, generated, handwritten, triton, vendor, gen/hw,
+// gen/triton, gen/vendor, hw/vendor, copy, gen/copy, hw/copy. bench_header names the first 10,
+// and the 3 roofline-copy columns too when some row's measurement has a copy
+// (BenchSpec::roofline_copy_bytes): the table and the JSON cells show the header's columns
+// only.
 std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure);
 std::vector<std::string> bench_header(const std::vector<CaseRow>& rows);
 // What `bench` prints (the table of bench_header's columns) and writes with --json.

@@ -1,0 +1,65 @@
+// The Triton column inside the measurement child: the launch plan the parent wrote (Triton's
+// compile metadata, its cubin, and the schedule graph's launch grid), the grid of one launch
+// evaluated from the case's ABI arguments exactly as the generated launcher evaluates it, and one
+// shape's launch with its packed parameters and Triton's global scratch buffer. It never
+// compiles anything (the parent did, triton_build.h) and never decides a cell.
+#pragma once
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sched2cu/abi.h"
+#include "sched2cu/bench/triton_module.h"
+#include "sched2cu/sgraph/grid_expr.h"
+
+namespace sched2cu::harness {
+
+struct TritonPlan {
+  std::string cubin;  // absolute path of the cached cubin
+  bench::TritonKernelInfo kernel;
+  std::vector<std::string> param_names;  // kernel.py's signature, in order (the ABI's order)
+  int num_stages = 0, dump_num_stages = 0;
+  std::vector<sgraph::GridExpr> grid;  // launch.grid of schedule_graph.json: x, y, z
+  int ctas_per_sm = 1;                 // launch.ctas_per_sm: num_sms stands for this many per SM
+};
+
+// Parses a plan (triton_build.h writes it: the compile's result JSON plus "cubin", "grid" in the
+// text form of grid_expr.h and "ctas_per_sm"). Throws sched2cu::Error naming the missing or
+// malformed field.
+TritonPlan triton_plan_from_json(const nlohmann::json& j);
+
+// The programs of one launch (pure): plan.grid with every parameter the value of its ABI
+// argument (an integer parameter of the signature; its `.i`) and num_sms = ctas_per_sm *
+// sm_count, as the generated launcher computes it, so that Triton runs the generated kernel's
+// programs. Throws sched2cu::Error for a parameter that is not an integer parameter, too few
+// arguments, or an extent beyond what CUDA launches (x < 2^31, y and z < 65536); an extent <= 0
+// means no programs (the launch does nothing, like the generated launcher's).
+std::array<long long, 3> triton_grid(const TritonPlan& plan, const sched2cu_arg* args, int nargs,
+                                     int sm_count);
+
+// One shape's Triton launch: the parameters packed once, the grid, and the global (and
+// profile) scratch Triton's kernel writes its device-side tensor descriptors to (size per program
+// x programs, as Triton's launcher allocates it), freed on destruction.
+class TritonLaunch {
+ public:
+  TritonLaunch(const bench::TritonModule& module, const TritonPlan& plan, const sched2cu_arg* args,
+               int nargs, int sm_count);
+  ~TritonLaunch();
+  TritonLaunch(const TritonLaunch&) = delete;
+  TritonLaunch& operator=(const TritonLaunch&) = delete;
+
+  // On the legacy default stream, without synchronizing. Returns the CUresult (0 = success).
+  int launch();
+  const std::array<long long, 3>& grid() const { return grid_; }
+
+ private:
+  const bench::TritonModule& module_;
+  bench::TritonParams params_;
+  std::array<long long, 3> grid_{};
+  void* global_scratch_ = nullptr;
+  void* profile_scratch_ = nullptr;
+};
+
+}  // namespace sched2cu::harness

@@ -1,0 +1,138 @@
+// The Triton column in the measurement child (see triton_launch.h).
+#include "sched2cu/harness/triton_launch.h"
+
+#include <cuda_runtime.h>
+
+#include "sched2cu/bench/cuda_check.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::harness {
+
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+T field(const json& j, const char* key) {
+  if (!j.contains(key)) throw Error(std::string("the Triton launch plan lacks \"") + key + "\"");
+  try {
+    return j.at(key).get<T>();
+  } catch (const json::exception&) {
+    throw Error(std::string("the Triton launch plan's \"") + key + "\" is malformed");
+  }
+}
+
+bool integer_type(const std::string& t) {
+  return t == "i1" || t == "i8" || t == "i16" || t == "i32" || t == "i64" || t == "u1" ||
+         t == "u8" || t == "u16" || t == "u32" || t == "u64";
+}
+
+// Global scratch for `programs` programs of `per_program` bytes (none for 0), aligned as Triton
+// asks; cudaMalloc aligns to 256 bytes.
+void* scratch(long long per_program, long long align, long long programs, int num_ctas,
+              const std::string& what) {
+  if (per_program <= 0 || programs <= 0) return nullptr;
+  if (align > 256 || align <= 0 || (align & (align - 1)) != 0)
+    throw Error("Triton asks for " + what + " aligned to " + std::to_string(align) +
+                " bytes; cudaMalloc gives 256");
+  const long long bytes = per_program * programs * num_ctas;
+  void* p = nullptr;
+  bench::check_cuda(cudaMalloc(&p, static_cast<size_t>(bytes)),
+                    "allocating Triton's " + what + " (" + std::to_string(bytes) + " bytes)");
+  return p;
+}
+
+}  // namespace
+
+TritonPlan triton_plan_from_json(const json& j) {
+  if (!j.is_object()) throw Error("the Triton launch plan is not a JSON object");
+  TritonPlan p;
+  p.cubin = field<std::string>(j, "cubin");
+  bench::TritonKernelInfo& k = p.kernel;
+  k.name = field<std::string>(j, "kernel");
+  k.num_warps = field<int>(j, "num_warps");
+  k.num_ctas = field<int>(j, "num_ctas");
+  k.shared = field<long long>(j, "shared");
+  k.global_scratch_size = field<long long>(j, "global_scratch_size");
+  k.global_scratch_align = field<long long>(j, "global_scratch_align");
+  k.profile_scratch_size = field<long long>(j, "profile_scratch_size");
+  k.profile_scratch_align = field<long long>(j, "profile_scratch_align");
+  k.launch_cooperative_grid = field<bool>(j, "launch_cooperative_grid");
+  k.launch_pdl = field<bool>(j, "launch_pdl");
+  k.entry_param_bytes = field<std::vector<int>>(j, "entry_param_bytes");
+  for (const json& prm : field<json>(j, "params")) {
+    if (!prm.is_object() || !prm.contains("name") || !prm.contains("type") ||
+        !prm["name"].is_string() || !prm["type"].is_string())
+      throw Error("the Triton launch plan's \"params\" is malformed");
+    p.param_names.push_back(prm["name"].get<std::string>());
+    k.param_types.push_back(prm["type"].get<std::string>());
+  }
+  p.num_stages = field<int>(j, "num_stages");
+  p.dump_num_stages = field<int>(j, "dump_num_stages");
+  p.ctas_per_sm = field<int>(j, "ctas_per_sm");
+  const auto grid = field<std::vector<std::string>>(j, "grid");
+  if (grid.size() != 3) throw Error("the Triton launch plan's \"grid\" is not three extents");
+  for (const auto& g : grid) p.grid.push_back(sgraph::parse_grid_expr(g, "the Triton launch grid"));
+  return p;
+}
+
+std::array<long long, 3> triton_grid(const TritonPlan& plan, const sched2cu_arg* args, int nargs,
+                                     int sm_count) {
+  auto param = [&](const std::string& name) -> long long {
+    for (size_t i = 0; i < plan.param_names.size(); ++i) {
+      if (plan.param_names[i] != name) continue;
+      if (!integer_type(plan.kernel.param_types[i]))
+        throw Error("the launch grid names " + name + ", a parameter of type " +
+                    plan.kernel.param_types[i] + ", not an integer");
+      if (static_cast<int>(i) >= nargs)
+        throw Error("the launch grid names " + name + ", argument " + std::to_string(i) +
+                    ", but the spec passed " + std::to_string(nargs));
+      return args[i].i;
+    }
+    throw Error("the launch grid names " + name + ", which is no parameter of kernel.py's DUMP");
+  };
+  std::array<long long, 3> g{};
+  const long long sms = static_cast<long long>(plan.ctas_per_sm) * sm_count;
+  for (size_t d = 0; d < 3; ++d) {
+    g[d] = sgraph::evaluate(plan.grid.at(d), param, sms);
+    const long long limit = d == 0 ? 2147483647LL : 65535LL;
+    if (g[d] > limit)
+      throw Error("the launch grid's " + std::string(1, "xyz"[d]) + " extent " +
+                  sgraph::to_text(plan.grid[d]) + " = " + std::to_string(g[d]) +
+                  " is more than CUDA launches (" + std::to_string(limit) + ")");
+  }
+  return g;
+}
+
+TritonLaunch::TritonLaunch(const bench::TritonModule& module, const TritonPlan& plan,
+                           const sched2cu_arg* args, int nargs, int sm_count)
+    : module_(module), params_(module.info(), args, nargs) {
+  grid_ = triton_grid(plan, args, nargs, sm_count);
+  const bench::TritonKernelInfo& k = module.info();
+  const bool none = grid_[0] <= 0 || grid_[1] <= 0 || grid_[2] <= 0;
+  const long long programs = none ? 0 : grid_[0] * grid_[1] * grid_[2];
+  try {
+    global_scratch_ = scratch(k.global_scratch_size, k.global_scratch_align, programs, k.num_ctas,
+                              "global scratch");
+    profile_scratch_ = scratch(k.profile_scratch_size, k.profile_scratch_align, programs,
+                               k.num_ctas, "profile scratch");
+  } catch (...) {
+    if (global_scratch_) cudaFree(global_scratch_);
+    throw;
+  }
+  params_.set_scratch(global_scratch_, profile_scratch_);
+}
+
+TritonLaunch::~TritonLaunch() {
+  if (global_scratch_) cudaFree(global_scratch_);
+  if (profile_scratch_) cudaFree(profile_scratch_);
+}
+
+int TritonLaunch::launch() {
+  if (grid_[0] <= 0 || grid_[1] <= 0 || grid_[2] <= 0) return 0;  // no programs
+  return module_.launch({static_cast<unsigned>(grid_[0]), static_cast<unsigned>(grid_[1]),
+                         static_cast<unsigned>(grid_[2])},
+                        params_, nullptr);
+}
+
+}  // namespace sched2cu::harness

@@ -409,7 +409,9 @@ json run_measurement(const MeasureRequest& req) {
           if (cudaDeviceSynchronize() != cudaSuccess) throw TritonFault(e.what());
           triton_error = e.what();
           triton.reset();
-          progress(req, label + ": Triton dropped: " + triton_error);
+          std::string note = label + ": Triton dropped: ";
+          note += triton_error;
+          progress(req, note);
         }
         where = "shape " + label;
       }

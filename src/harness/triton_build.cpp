@@ -150,9 +150,11 @@ json triton_plan(const json& compiled, const sgraph::Launch& launch) {
     for (const json& prm : compiled.value("params", json::array())) {
       if (prm.value("name", "") != n) continue;
       const std::string t = prm.value("type", "");
-      if (t.empty() || t[0] == '*' || t.rfind("fp", 0) == 0 || t == "bf16")
-        throw Error("the schedule graph's grid names " + n + ", which kernel.py's DUMP declares " +
-                    t + ", not an integer");
+      if (t.empty() || t[0] == '*' || t.rfind("fp", 0) == 0 || t == "bf16") {
+        std::string msg = "the schedule graph's grid names " + n;
+        msg += ", which kernel.py's DUMP declares " + t + ", not an integer";
+        throw Error(msg);
+      }
       found = true;
     }
     if (!found)

@@ -23,19 +23,21 @@ struct Driver {
   decltype(&cuFuncSetAttribute) set_attribute = nullptr;
   decltype(&cuLaunchKernel) launch = nullptr;
   decltype(&cuGetErrorName) error_name = nullptr;
-  std::string missing;  // the first entry point the driver did not give
+  std::string missing;  // why the first entry point the driver did not give is missing
 };
 
 template <class F>
 void lookup(const char* name, F& fn, std::string& missing) {
   void* p = nullptr;
   cudaDriverEntryPointQueryResult q{};
-  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-      q != cudaDriverEntryPointSuccess || !p) {
-    if (missing.empty()) missing = name;
+  const cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q);
+  if (e == cudaSuccess && q == cudaDriverEntryPointSuccess && p) {
+    fn = reinterpret_cast<F>(p);
     return;
   }
-  fn = reinterpret_cast<F>(p);
+  if (missing.empty())
+    missing = std::string(name) + " (" +
+              (e != cudaSuccess ? cudaGetErrorName(e) : "the driver does not provide it") + ")";
 }
 
 const Driver& driver() {
@@ -54,7 +56,7 @@ const Driver& driver() {
 const Driver& require_driver() {
   const Driver& d = driver();
   if (!d.missing.empty())
-    throw Error("the CUDA driver does not provide " + d.missing + " (needed to launch Triton)");
+    throw Error("cannot reach the CUDA driver's " + d.missing + ", needed to launch Triton");
   return d;
 }
 
@@ -171,11 +173,11 @@ TritonModule::TritonModule(const std::string& cubin_path, TritonKernelInfo k) : 
     throw Error("Triton's " + k_.name +
                 " asks for a cooperative or programmatic-dependent launch, which the harness "
                 "does not make");
-  const Driver& d = require_driver();
   std::ifstream f(cubin_path, std::ios::binary);
+  if (!f) throw Error("cannot open Triton's cubin " + cubin_path);
   std::string image((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (!f.good() && !f.eof()) throw Error("cannot read " + cubin_path);
-  if (image.empty()) throw Error(cubin_path + " is empty or missing");
+  if (image.empty()) throw Error("Triton's cubin " + cubin_path + " is empty");
+  const Driver& d = require_driver();
   CUmodule m = nullptr;
   check_cu(d.load_data(&m, image.data()), "loading Triton's cubin " + cubin_path);
   module_ = m;

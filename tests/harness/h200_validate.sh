@@ -1,5 +1,6 @@
 #!/bin/bash
-# One-call validation of sched2cu_bench, sched2cu_gemm_bench and the harness on the H200 (device
+# One-call validation of sched2cu_bench, sched2cu_gemm_bench and the harness (the Triton column
+# included) on the H200 (device
 # machine), from the repository root: ./tests/harness/h200_validate.sh [BUILD_DIR]. Logs and
 # JSON go to $OUT (the device tool's output dir) or /tmp/sched2cu-validate. It never changes the
 # GPU's settings. If the copy of the tree has no git repository (the device copy may not), it
@@ -52,3 +53,8 @@ run "$S" bench --cases case3_FA --json "$O/bench_fa.json"
 # (vendor_layernorm.py) and the roofline copy columns.
 run "$S" check --cases case6_layernorm --json "$O/check_layernorm.json"
 run "$S" bench --cases case6_layernorm --json "$O/bench_layernorm.json"
+# The Triton column (each case's kernel.py compiled by Triton, timed beside generated and
+# hand-written): the GPU test on gpu_cases, every case in one bench run, and compare --triton.
+run tests/harness/gpu_bench_triton.sh "$S" tests/harness/gpu_cases
+run "$S" bench --json "$O/bench_all.json"
+run "$S" compare --rev HEAD --triton --cases case6_layernorm --json "$O/compare_triton.json"

@@ -120,6 +120,24 @@ TEST(TritonParams, RefusesWhatItCannotPassFaithfully) {
             "pointers): not the launcher of Triton 3.6?");
 }
 
+// What the loader refuses is refused before the driver is asked anything (these hold with or
+// without a GPU).
+TEST(TritonModule, RefusesWhatItDoesNotLaunch) {
+  TritonKernelInfo k = fa_kernel();
+  k.num_ctas = 2;
+  EXPECT_EQ(error_of([&] { sched2cu::bench::TritonModule m("/no/such.cubin", k); }),
+            "Triton's attn_fwd_kernel is compiled for clusters of 2 CTAs; the harness launches "
+            "num_ctas = 1 only");
+  k.num_ctas = 1;
+  k.launch_pdl = true;
+  EXPECT_NE(error_of([&] { sched2cu::bench::TritonModule m("/no/such.cubin", k); })
+                .find("asks for a cooperative or programmatic-dependent launch"),
+            std::string::npos);
+  k.launch_pdl = false;
+  EXPECT_EQ(error_of([&] { sched2cu::bench::TritonModule m("/no/such.cubin", k); }),
+            "cannot open Triton's cubin /no/such.cubin");
+}
+
 // What tools/triton_compile.py reports for case1 (the fields a plan needs).
 json case1_compiled() {
   return json::parse(R"({
@@ -260,6 +278,21 @@ TEST(TritonBuild, CompilesCorpusKernelsWithTheStageRetry) {
   TritonBuild again = build_triton(cfg, kRoot / "examples/case2_persistent_gemm/kernel.py");
   EXPECT_TRUE(again.cached);
   EXPECT_EQ(again.result["cubin"], cubin);
+
+  // What the parent hands the child: the plan file, removed with its TritonPrep.
+  std::string plan_path;
+  {
+    TritonPrep tp =
+        prepare_triton(cfg, inspect_case(kRoot / "examples", "case2_persistent_gemm"), "t");
+    ASSERT_EQ(tp.error, "");
+    plan_path = tp.plan_path;
+    TritonPlan fp = triton_plan_from_json(json::parse(sched2cu::read_file(plan_path)));
+    EXPECT_EQ(fp.cubin, cubin);
+    EXPECT_EQ(fp.num_stages, 3);
+    EXPECT_EQ(fp.dump_num_stages, 4);
+    EXPECT_EQ(sched2cu::sgraph::to_text(fp.grid[0]), "132");
+  }
+  EXPECT_FALSE(fs::exists(plan_path));
 
   TritonBuild c1 = build_triton(cfg, kRoot / "examples/case1_simple_gemm/kernel.py");
   ASSERT_EQ(c1.error, "");

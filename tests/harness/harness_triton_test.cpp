@@ -130,8 +130,9 @@ TEST(TritonModule, RefusesWhatItDoesNotLaunch) {
             "num_ctas = 1 only");
   k.num_ctas = 1;
   k.launch_pdl = true;
-  EXPECT_NE(error_of([&] { sched2cu::bench::TritonModule m("/no/such.cubin", k); })
-                .find("asks for a cooperative or programmatic-dependent launch"),
+  EXPECT_NE(error_of([&] {
+              sched2cu::bench::TritonModule m("/no/such.cubin", k);
+            }).find("asks for a cooperative or programmatic-dependent launch"),
             std::string::npos);
   k.launch_pdl = false;
   EXPECT_EQ(error_of([&] { sched2cu::bench::TritonModule m("/no/such.cubin", k); }),

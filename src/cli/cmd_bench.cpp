@@ -15,6 +15,7 @@ sched2cu::cli::Registrar reg("bench", 80, [](CLI::App& app) {
       "Throughput of generated, handwritten, Triton and vendor kernels per case and shape");
   a->add_common(sub, /*gpu=*/true);
   a->add_markdown(sub);
+  a->add_html(sub);
   sub->add_option("--python", a->python,
                   "Python for the Triton column (Triton 3.6) and for the cases whose vendor "
                   "baseline is a script (case3_FA: PyTorch with cuDNN)")

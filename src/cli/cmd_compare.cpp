@@ -17,6 +17,7 @@ sched2cu::cli::Registrar reg("compare", 60, [](CLI::App& app) {
   sub->add_option("--rev", *rev, "git revision for the left column")->capture_default_str();
   a->add_common(sub, /*gpu=*/true);
   a->add_markdown(sub);
+  a->add_html(sub);
   sub->add_flag("--triton", *triton,
                 "add the Triton column for the branch side: the case's kernel.py compiled by "
                 "Triton, timed with the working tree's generated kernel");

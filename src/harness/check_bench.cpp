@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sched2cu/common/file_util.h"
+#include "sched2cu/harness/html_report.h"
 #include "sched2cu/harness/runner.h"
 #include "sched2cu/harness/table.h"
 
@@ -167,12 +169,9 @@ int run_check(const RunOptions& opt) {
   return failed ? 1 : 0;
 }
 
-std::string render_bench(const std::vector<CaseRow>& rows, TableFormat format) {
-  const Table table = bench_table(rows);
+std::string bench_note(const Table& table) {
   std::string out =
-      format == TableFormat::Markdown ? render_markdown(table) : render_table(table, false);
-  out +=
-      "\nthroughput per shape (median of do_bench-style timings, L2 flushed before each call);\n"
+      "throughput per shape (median of do_bench-style timings, L2 flushed before each call);\n"
       "FAIL after a figure = that kernel failed its correctness check at that shape; FAIL (...)\n"
       "= it failed at those check-only shapes (checked, never timed).\n"
       "triton = the case's kernel.py compiled by Triton with its DUMP config, on the generated\n"
@@ -185,6 +184,12 @@ std::string render_bench(const std::vector<CaseRow>& rows, TableFormat format) {
   return out;
 }
 
+std::string render_bench(const std::vector<CaseRow>& rows, TableFormat format) {
+  const Table table = bench_table(rows);
+  return (format == TableFormat::Markdown ? render_markdown(table) : render_table(table, false)) +
+         "\n" + bench_note(table);
+}
+
 int run_bench(const RunOptions& opt) {
   GpuMeasurer gpu(opt);
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
@@ -193,6 +198,7 @@ int run_bench(const RunOptions& opt) {
              stdout);
   std::fflush(stdout);
   if (!opt.json_path.empty()) write_json(opt.json_path, bench_json(rows, gpu.device()));
+  if (!opt.html_path.empty()) write_file_atomic(opt.html_path, bench_html(rows, gpu.device()));
   return 0;
 }
 

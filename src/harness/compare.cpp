@@ -11,6 +11,7 @@
 #include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/harness/git.h"
+#include "sched2cu/harness/html_report.h"
 #include "sched2cu/harness/runner.h"
 #include "sched2cu/harness/table.h"
 
@@ -116,8 +117,7 @@ std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& mea
   return rows;
 }
 
-std::string render_compare(const std::vector<CompareRow>& rows, const std::string& rev,
-                           bool use_bold, TableFormat format, bool triton) {
+Table compare_table(const std::vector<CompareRow>& rows, const std::string& rev, bool triton) {
   std::string label = rev_label(rev);
   Table t;
   t.header = {"case", label + " (gen/hw)", "branch (gen/hw)", "improvement"};
@@ -127,21 +127,31 @@ std::string render_compare(const std::vector<CompareRow>& rows, const std::strin
     t.bold.push_back({false, false, r.bold, false});
     if (triton) t.rows.back().insert(t.rows.back().end(), {r.triton, r.gen_triton});
   }
+  return t;
+}
+
+std::string compare_note(const std::string& rev, bool triton) {
   const std::string triton_note =
       triton ? "triton = the case's kernel.py compiled by Triton (DUMP's config, the generated\n"
                "kernel's grid), timed with the branch side: absolute throughput per shape, and\n"
                "gen/triton = branch generated / Triton.\n"
              : "";
-  return (format == TableFormat::Markdown ? render_markdown(t) : render_table(t, use_bold)) +
-         "\ncells: per-shape generated/handwritten throughput ratios (raw generated throughput\n"
+  return "cells: per-shape generated/handwritten throughput ratios (raw generated throughput\n"
          "when the case has no handwritten kernel), in shape order; both columns are built and\n"
          "run under the current tree (runtime headers, bench_spec.cpp, handwritten.cu); only\n"
          "generated.cu differs. improvement = branch generated throughput vs " +
-         label +
+         rev_label(rev) +
          ", per shape,\nnormalized by the handwritten kernel timed alongside each side (cancels "
          "drift between\nthe two measurements); 'unchanged' = byte-identical generated.cu "
          "(measured once).\n" +
          triton_note;
+}
+
+std::string render_compare(const std::vector<CompareRow>& rows, const std::string& rev,
+                           bool use_bold, TableFormat format, bool triton) {
+  const Table t = compare_table(rows, rev, triton);
+  return (format == TableFormat::Markdown ? render_markdown(t) : render_table(t, use_bold)) + "\n" +
+         compare_note(rev, triton);
 }
 
 json compare_json(const std::vector<CompareRow>& rows, const RunOptions& opt, const json& device) {
@@ -185,6 +195,8 @@ int run_compare(const RunOptions& opt) {
              stdout);
   std::fflush(stdout);
   if (!opt.json_path.empty()) write_json(opt.json_path, compare_json(rows, opt, gpu.device()));
+  if (!opt.html_path.empty())
+    write_file_atomic(opt.html_path, compare_html(rows, opt.rev, gpu.device(), opt.triton));
   return 0;
 }
 

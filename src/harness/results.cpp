@@ -57,7 +57,9 @@ std::string join(const std::vector<std::string>& parts) {
   return s;
 }
 
-const std::optional<KernelTiming>& pick(const ShapeResult& s, const std::string& kind) {
+}  // namespace
+
+const std::optional<KernelTiming>& timing_of(const ShapeResult& s, const std::string& kind) {
   return kind == "gen"      ? s.gen
          : kind == "hw"     ? s.hw
          : kind == "triton" ? s.triton
@@ -65,16 +67,13 @@ const std::optional<KernelTiming>& pick(const ShapeResult& s, const std::string&
                             : s.vendor;
 }
 
-// Whether `kind` passed its check at `s` (the roofline copy is never checked).
-bool kind_ok(const ShapeResult& s, const std::string& kind) {
+bool passed_check(const ShapeResult& s, const std::string& kind) {
   return kind == "gen"      ? s.ok
          : kind == "hw"     ? s.hw_ok
          : kind == "vendor" ? s.vendor_ok
          : kind == "triton" ? s.triton_ok
                             : true;
 }
-
-}  // namespace
 
 Measurement parse_measurement(const json& j) {
   Measurement m;
@@ -241,8 +240,8 @@ std::string bench_cell(const Measurement& m, const std::string& kind) {
   std::vector<std::string> failed_checks;  // check-only shapes this kind failed
   bool any = false;
   for (const ShapeResult& s : m.shapes) {
-    const auto& t = pick(s, kind);
-    const bool ok = kind_ok(s, kind);
+    const auto& t = timing_of(s, kind);
+    const bool ok = passed_check(s, kind);
     if (!s.timed) {
       // A check-only shape: only a kernel that ran there can fail there.
       if (!ok && (kind != "gen" || m.has_generated) && (kind != "hw" || m.has_hw) &&
@@ -276,8 +275,8 @@ std::string bench_ratio_cell(const Measurement& m, const std::string& num_kind,
   bool any = false;
   for (const ShapeResult& s : m.shapes) {
     if (!s.timed) continue;
-    const auto& n = pick(s, num_kind);
-    const auto& d = pick(s, den_kind);
+    const auto& n = timing_of(s, num_kind);
+    const auto& d = timing_of(s, den_kind);
     if (n && d) {
       parts.push_back(fixed(n->throughput / d->throughput, 2) + "x");
       any = true;

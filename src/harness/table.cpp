@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "sched2cu/html/html.h"
+
 namespace sched2cu::harness {
 
 size_t display_width(const std::string& s) {
@@ -197,6 +199,33 @@ std::string render_markdown(const Table& t) {
            join_lines(markdown_escape(l.footnotes[f].text), "\\\n    ") + "\n";
   }
   return out;
+}
+
+std::string render_html(const Table& t) {
+  using html::escape;
+  Layout l = lay_out(t);
+  std::string out = "<table class=\"results\">\n<tr>";
+  for (const auto& h : t.header) out += "<th>" + escape(h) + "</th>";
+  out += "</tr>\n";
+  for (size_t k = 0; k < l.cells.size(); ++k) {
+    out += "<tr>";
+    for (size_t i = 0; i < t.header.size(); ++i) {
+      std::string c = escape(l.cells[k][i]);
+      if (k < t.bold.size() && i < t.bold[k].size() && t.bold[k][i] && !c.empty())
+        c.insert(0, "<b>").append("</b>");
+      if (const size_t m = l.mark[k][i])
+        c += " <a href=\"#note-" + std::to_string(m) + "\">[" + std::to_string(m) + "]</a>";
+      out += "<td>" + c + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  out += "</table>\n";
+  if (l.footnotes.empty()) return out;
+  out += "<ol class=\"notes\">\n";
+  for (size_t f = 0; f < l.footnotes.size(); ++f)
+    out += "<li id=\"note-" + std::to_string(f + 1) + "\">" + escape(l.footnotes[f].key) +
+           ": <span class=\"pre\">" + escape(l.footnotes[f].text) + "</span></li>\n";
+  return out + "</ol>\n";
 }
 
 bool stdout_wants_bold() {

@@ -10,6 +10,7 @@
 
 #include "sched2cu/common/diag.h"
 #include "sched2cu/harness/git.h"
+#include "sched2cu/harness/html_report.h"
 #include "sched2cu/harness/runner.h"
 #include "sched2cu/harness/subprocess.h"
 
@@ -410,4 +411,34 @@ TEST_F(Repo, BenchMarkdownGolden) {
       "copy = a device-to-device cudaMemcpyAsync moving the bytes the case's metric counts,\n"
       "timed with the kernels (the bandwidth roofline); gen/copy = copy time / kernel time.\n";
   EXPECT_EQ(render_bench(rows, TableFormat::Markdown), want);
+}
+
+// compare --html from the rows compare_rows makes: the page's table is the box table's (row for
+// row, the re-measured branch cells bold), and the bars show each side that was measured: both
+// for a changed case, the revision's alone for an unchanged one (measured once), the branch's
+// alone where the revision has no generated.cu, none for an error or a case not measured.
+TEST_F(Repo, CompareHtmlPage) {
+  opt.cases_arg = "case_same,case_changed,case_new,case_raw,case_nospec";
+  auto rows = compare_rows(opt, measure);
+  const std::string page = compare_html(rows, opt.rev, {{"name", "fake GPU"}});
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = page.find(what); at != std::string::npos; at = page.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_NE(page.find("<tr><th>case</th><th>main (gen/hw)</th><th>branch (gen/hw)</th>"
+                      "<th>improvement</th></tr>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<tr><td>case_changed</td><td>1.00x</td><td><b>1.21x</b></td>"
+                      "<td>+20.5%</td></tr>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<td>case_same</td><td>0.90x</td><td>unchanged</td>"), std::string::npos);
+  EXPECT_EQ(count("<tr>"), 6u);
+  // Bars: case_same 2 (main = branch generated, hand-written), case_changed 4, case_new 2
+  // (branch only), case_raw 1 (main generated; no hand-written kernel; the branch errs).
+  EXPECT_EQ(count("<g class=\"bar\""), 9u);
+  EXPECT_EQ(count("data-series=\"main = branch generated\""), 1u);
+  EXPECT_EQ(count("data-series=\"branch generated\""), 2u);
+  EXPECT_EQ(count("<h3>"), 4u);
+  EXPECT_NE(page.find("measured on fake GPU"), std::string::npos);
 }

@@ -12,6 +12,7 @@ struct CliArgs {
   std::string cases, root, examples, json, cache_dir, python = "python3";
   double timeout_s = 600, warmup_ms = 50, rep_ms = 200;
   unsigned long long seed = 0;
+  std::string html;
   bool allow_busy = false, no_lock = false, markdown = false;
 
   void add_common(CLI::App* sub, bool gpu) {
@@ -42,6 +43,13 @@ struct CliArgs {
                   "as **bold**, long errors as footnotes");
   }
 
+  // compare and bench: an HTML page of the table with per-shape bars.
+  void add_html(CLI::App* sub) {
+    sub->add_option("--html", html,
+                    "also write the table and per-shape throughput bars as one self-contained "
+                    "HTML page (inline SVG)");
+  }
+
   RunOptions options() const {
     RunOptions o = default_run_options(root, examples);
     o.cases_arg = cases;
@@ -54,6 +62,7 @@ struct CliArgs {
     o.no_lock = no_lock;
     o.python = python;
     o.markdown = markdown;
+    o.html_path = html;
     if (!cache_dir.empty()) o.build.cache_dir = cache_dir;
     return o;
   }

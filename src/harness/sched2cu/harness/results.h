@@ -71,6 +71,16 @@ Measurement interpret_child(const std::string& file_text, const ProcResult& proc
 // Parses a well-formed child JSON object (throws nlohmann::json::exception when malformed).
 Measurement parse_measurement(const nlohmann::json& j);
 
+// The kernels a shape can time, in the order the reports list them: "gen" (generated), "hw"
+// (hand-written), "triton" (Triton's compile of kernel.py), "vendor" (the spec's baseline),
+// "copy" (the roofline copy).
+inline constexpr const char* kTimedKinds[] = {"gen", "hw", "triton", "vendor", "copy"};
+
+// The timing of one kind (kTimedKinds) at a shape, and whether that kernel passed its check
+// there (the roofline copy is never checked: always true).
+const std::optional<KernelTiming>& timing_of(const ShapeResult& s, const std::string& kind);
+bool passed_check(const ShapeResult& s, const std::string& kind);
+
 // "612 TFLOPS", "2874 GB/s": throughput rounded to an integer, then the unit.
 std::string format_throughput(double value, const std::string& unit);
 

@@ -32,6 +32,7 @@ struct RunOptions {
   std::string python = "python3";  // for vendor scripts and Triton's compile (bench)
   bool markdown = false;           // compare, bench: print the table as GitHub Markdown
   bool triton = false;             // compare --triton: the Triton column for the branch side
+  std::string html_path;           // compare, bench: also write the table and bars as HTML
   BuildConfig build;
 };
 
@@ -89,6 +90,11 @@ struct CompareRow {
 // The rows of `compare` (identity rule, not-on-rev, missing files), measuring through `measure`.
 // Throws sched2cu::Error when `rev` is not a commit (callers exit 2).
 std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& measure);
+// compare's table (the cells of the rows, re-measured branch cells bold; `triton`: with the
+// columns triton and gen/triton) and the note printed under it.
+Table compare_table(const std::vector<CompareRow>& rows, const std::string& rev,
+                    bool triton = false);
+std::string compare_note(const std::string& rev, bool triton = false);
 // The table and the note under it. `use_bold` is the box table's bold policy
 // (stdout_wants_bold()); Markdown always marks the re-measured branch cells **bold** (table.h).
 // `triton` (compare --triton) adds the columns triton and gen/triton.
@@ -121,6 +127,8 @@ std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure)
 std::vector<std::string> bench_header(const std::vector<CaseRow>& rows);
 // What `bench` prints (the table of bench_header's columns) and writes with --json.
 Table bench_table(const std::vector<CaseRow>& rows);
+// The note printed under bench's table (the copy columns explained when it has them).
+std::string bench_note(const Table& table);
 // bench_table rendered, with the note under it.
 std::string render_bench(const std::vector<CaseRow>& rows, TableFormat format = TableFormat::Box);
 nlohmann::json bench_json(const std::vector<CaseRow>& rows, const nlohmann::json& device);

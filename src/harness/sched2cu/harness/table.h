@@ -1,5 +1,5 @@
-// Table rendering for compare, check, bench, regen and list: box drawing for the terminal, and
-// GitHub Markdown for compare and bench --markdown. Widths
+// Table rendering for compare, check, bench, regen and list: box drawing for the terminal, GitHub
+// Markdown for compare and bench --markdown, and HTML for their --html pages. Widths
 // count code points, and bold (ESC[1m ... ESC[0m) wraps a cell after padding so alignment never
 // depends on escapes. A cell wider than kMaxCellWidth, one holding a line break, or one with a
 // note is shown shortened with a footnote number, and its whole text is listed under the table.
@@ -39,6 +39,12 @@ std::string render_table(const Table& t, bool use_bold);
 // under the table, a multi-line text's lines joined by hard breaks (a trailing backslash) and
 // indented. No leading empty line.
 std::string render_markdown(const Table& t);
+
+// The same table as an HTML fragment (for compare and bench --html): a <table> with a header
+// row and one row per case, every text escaped, bold cells in <b>, shortened cells and notes as
+// footnote links "[n]" to an <ol class="notes"> under the table holding the whole text (line
+// breaks kept). The cells are those of render_table, so the page says what the terminal says.
+std::string render_html(const Table& t);
 
 // `s` with the characters Markdown could take as markup backslash-escaped (a '_' inside a word
 // is left alone: it never emphasizes).

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Installs what sched2cu needs on a fresh Debian/Ubuntu development or CI machine: C++ header
-# libraries from the distribution, the build tools, and Triton 3.6 (only for dumping TTGIR; no GPU
-# needed). It never downloads anything but distribution and PyPI packages. Idempotent.
+# libraries from the distribution, the build tools, Debian's chromium (for the browser test of
+# the HTML pages), and Triton 3.6 (only for dumping TTGIR; no GPU needed). It never downloads anything but distribution and PyPI packages. Idempotent.
 set -euo pipefail
 
 need_apt=()
-for pkg in nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev ninja-build cmake clang; do
+pkgs=(nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev ninja-build cmake clang)
+# Chromium renders the HTML pages of `sched2cu show` and `--html` in the browser test
+# (tests/show/browser_test.py, skipped without it). Debian packages the browser as `chromium`;
+# Ubuntu's `chromium-browser` is only a wrapper around a snap, which containers cannot run.
+if grep -qx 'ID=debian' /etc/os-release 2>/dev/null; then
+  pkgs+=(chromium)
+elif ! command -v chromium >/dev/null 2>&1; then
+  echo "install_deps: note: no chromium (Debian's package); the browser test will be skipped" >&2
+fi
+for pkg in "${pkgs[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if ((${#need_apt[@]})); then

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 #include "command_registry.h"
+#include "graph_input.h"
 #include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/harness/cases.h"
@@ -22,9 +24,16 @@ struct ShowArgs {
   std::string graph, out, dir, cases, root, examples;
 };
 
-std::string page_of(const fs::path& graph, const std::string& title) {
+// The graph at `graph` read and validated, its target's budgets checked against the target table
+// as emit checks them (the budget bars would otherwise draw a limit the GPU lacks), and drawn.
+struct Drawn {
+  std::string kernel, page;
+};
+Drawn draw(const fs::path& graph, const std::string& title) {
   const auto g = sched2cu::show::read_graph(graph);
-  return sched2cu::show::render_schedule_page(g, {title, sched2cu::show::sources_of(graph, g)});
+  sched2cu::cli::check_target(g, graph.string());
+  return {g.kernel.name,
+          sched2cu::show::render_schedule_page(g, {title, sched2cu::show::sources_of(graph, g)})};
 }
 
 int show_one(const ShowArgs& a) {
@@ -32,7 +41,7 @@ int show_one(const ShowArgs& a) {
   if (fs::equivalent(a.graph, a.out, ec))
     throw Error("show: error: -o " + a.out +
                 " is the input graph itself; refusing to overwrite it");
-  sched2cu::write_file_atomic(a.out, page_of(a.graph, ""));
+  sched2cu::write_file_atomic(a.out, draw(a.graph, "").page);
   return 0;
 }
 
@@ -59,11 +68,8 @@ int show_cases(const ShowArgs& a) {
       continue;
     }
     try {
-      const fs::path graph = c.dir / "schedule_graph.json";
-      const auto g = sched2cu::show::read_graph(graph);
-      pages.push_back({name, g.kernel.name,
-                       sched2cu::show::render_schedule_page(
-                           g, {name + " schedule", sched2cu::show::sources_of(graph, g)})});
+      Drawn d = draw(c.dir / "schedule_graph.json", name + " schedule");
+      pages.push_back({name, std::move(d.kernel), std::move(d.page)});
     } catch (const Error& e) {
       errors += std::string("\n") + e.what();
     }

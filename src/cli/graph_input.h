@@ -1,5 +1,6 @@
-// Shared by the subcommands that read a schedule graph to lower it (emit, verify): the check
-// of the graph's target claims against the real target table. Header-only; no pipeline logic.
+// Shared by the subcommands that read a schedule graph to lower or draw it (emit, verify,
+// show): the check of the graph's target claims against the real target table. Header-only; no
+// pipeline logic.
 #pragma once
 
 #include <algorithm>

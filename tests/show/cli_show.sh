@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `sched2cu show` on the command line, without a GPU or a browser: one graph to one page, several
-# cases to a directory with an index, and bad input (a missing graph, a malformed one, an unknown
-# case) failing with a located message and writing nothing, not even over an existing page.
+# cases to a directory with an index, and bad input (a missing graph, a malformed one, a target
+# claiming more than the target table, an unknown case) failing with a located message and
+# writing nothing, not even over an existing page.
 # Usage: cli_show.sh SCHED2CU SOURCE_DIR WORK_DIR
 set -uo pipefail
 bin=$1 src=$2 work=$3
@@ -37,12 +38,17 @@ echo "previous page" > "$work/kept.html"
 expect_error "malformed graph" "bad.json:3:[0-9]+: .*invalid JSON" \
   "$bin" show "$work/bad.json" -o "$work/kept.html"
 check "an existing page is kept" grep -qx "previous page" "$work/kept.html"
-check "no temporary left" test -z "$(ls "$work" | grep -v -e '^case3.html$' -e '^pages$' \
-  -e '^bad.json$' -e '^kept.html$')"
 expect_error "unknown case" "no_such_case: no such case directory" \
   "$bin" show --root "$src" --cases case1_simple_gemm,no_such_case -d "$work/none"
 check "nothing written for an unknown case" test ! -e "$work/none"
+sed 's/"smem_bytes": 232448/"smem_bytes": 437448/' "$src/examples/case1_simple_gemm/schedule_graph.json" \
+  > "$work/greedy.json"
+expect_error "a target claiming more than the table" "claims 437448 B of shared memory" \
+  "$bin" show "$work/greedy.json" -o "$work/greedy.html"
+check "no page for a greedy target" test ! -e "$work/greedy.html"
 expect_error "both modes" "not both" "$bin" show "$work/bad.json" -o x.html -d "$work/none"
 expect_error "-o onto the graph" "refusing to overwrite" \
   "$bin" show "$work/bad.json" -o "$work/bad.json"
+check "nothing else written, no temporary left" test -z "$(ls -A "$work" | grep -v -e '^case3.html$' \
+  -e '^pages$' -e '^bad.json$' -e '^kept.html$' -e '^greedy.json$')"
 exit $fail

@@ -584,6 +584,19 @@ Attribute Parser::attribute(bool allow_type_suffix) {
     a.type.push_back(scalar_or_fail(w, off));
     return a;
   }
+  // `fastmath<fast>`: a dialect attribute printed without its '#dialect.' prefix inside an op's
+  // custom form; read the same way here, so that Attribute::str() of one reads back as itself.
+  if (peek_raw() == '<') {
+    ++p_;
+    a.kind = Attribute::Kind::Dialect;
+    a.text = w;
+    if (!eat('>')) {
+      do a.params.push_back(attribute());
+      while (eat(','));
+      expect('>', "closing " + w + "<");
+    }
+    return a;
+  }
   a.kind = Attribute::Kind::Keyword;
   a.text = w;
   return a;

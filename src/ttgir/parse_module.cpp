@@ -190,6 +190,20 @@ Module parse_module(std::string_view text, const std::string& file) {
   return p.run();
 }
 
+Type parse_type(std::string_view text, const std::string& what) {
+  detail::Parser p(text, what);
+  Type t = p.type();
+  if (!p.at_end()) p.fail_here("unexpected text after the type");
+  return t;
+}
+
+Attribute parse_attribute(std::string_view text, const std::string& what) {
+  detail::Parser p(text, what);
+  Attribute a = p.attribute();
+  if (!p.at_end()) p.fail_here("unexpected text after the attribute");
+  return a;
+}
+
 Module parse_file(const std::filesystem::path& path) {
   std::string text = read_file(path);
   return parse_module(text, path.string());

@@ -56,12 +56,53 @@ std::optional<Unsupported> first_unsupported(const Module& m) {
   if (ctas != nullptr && ctas->ival != 1)
     return Unsupported{
         "", kNoId, "ttg.num-ctas = " + std::to_string(ctas->ival) + " (only 1: no clusters)", mloc};
-  if (m.attr("ttg.num-warps") != nullptr && m.num_warps() < 1)
+  // Read as an int by every later stage: the attribute's own value must be in range, not a
+  // wider one that truncates into it.
+  if (const Attribute* w = m.attr("ttg.num-warps");
+      w != nullptr && (w->kind != Attribute::Kind::Integer || w->ival < 1 || w->ival > 32))
     return Unsupported{
-        "", kNoId, "ttg.num-warps = " + std::to_string(m.num_warps()) + " (must be >= 1)", mloc};
+        "", kNoId,
+        "ttg.num-warps = " +
+            (w->kind == Attribute::Kind::Integer ? std::to_string(w->ival) : w->str()) +
+            " (must be 1..32: at most 1024 threads)",
+        mloc};
+  // Triton writes both; without them the layouts (built for num-warps) and the target are
+  // guesses.
+  if (target == nullptr)
+    return Unsupported{"", kNoId, "no ttg.target module attribute (only cuda:90, Hopper)", mloc};
+  if (m.attr("ttg.num-warps") == nullptr)
+    return Unsupported{"", kNoId, "no ttg.num-warps module attribute", mloc};
   for (const Function& f : m.functions) {
     if (f.body.blocks.size() != 1)
       return Unsupported{f.name, kNoId, "multi-block function", f.loc.ir};
+    // Terminators: a function body ends with tt.return, and tt.return, scf.yield and
+    // tt.reduce.return end the block of what they return from, nowhere else (a missing
+    // tt.return was accepted, and a misplaced yield read as a loop's yield).
+    const auto& top = f.body.blocks[0].ops;
+    if (top.empty() || f.op(top.back()).name != "tt.return")
+      return Unsupported{f.name, kNoId, "function @" + f.name + " does not end with tt.return",
+                         f.loc.ir};
+    for (const Op& o : f.ops) {
+      const char* owner = o.name == "tt.return"          ? ""
+                          : o.name == "scf.yield"        ? "scf.for or scf.if"
+                          : o.name == "tt.reduce.return" ? "tt.reduce"
+                                                         : nullptr;
+      if (owner == nullptr) continue;
+      const Op* p = o.parent_op == kNoId ? nullptr : &f.op(o.parent_op);
+      const bool right_owner = *owner == '\0' ? p == nullptr
+                               : o.name == "scf.yield"
+                                   ? p != nullptr && (p->name == "scf.for" || p->name == "scf.if")
+                                   : p != nullptr && p->name == "tt.reduce";
+      const auto& blk = p == nullptr ? f.body.blocks[0]
+                                     : p->regions.at(static_cast<size_t>(o.parent_region))
+                                           .blocks.at(static_cast<size_t>(o.parent_block));
+      if (!right_owner || blk.ops.back() != o.id)
+        return Unsupported{f.name, o.id,
+                           "'" + o.name + "' that is not the last op of " +
+                               (*owner == '\0' ? std::string("the function body")
+                                               : "the region of its " + std::string(owner)),
+                           o.loc.ir};
+    }
     for (const auto& [k, v] : f.attrs)
       if (k == "function_results")
         return Unsupported{f.name, kNoId, "function with results", f.loc.ir};
@@ -110,6 +151,35 @@ std::optional<Unsupported> first_unsupported(const Module& m) {
               "scf.for with the constant step " + std::to_string(v->ival) + " (must be >= 1)",
               o.loc.ir};
       }
+      // A loop's parts, as the parser builds them: lb, ub, step, then one init per iter_arg;
+      // one region of one block whose arguments are the induction variable and the iter_args;
+      // one result per iter_arg, each of its init's type.
+      if (o.name == "scf.for") {
+        const size_t n = o.operands.size() < 3 ? 0 : o.operands.size() - 3;
+        bool ok = o.operands.size() >= 3 && o.regions.size() == 1 &&
+                  o.regions[0].blocks.size() == 1 && o.regions[0].blocks[0].args.size() == n + 1 &&
+                  o.results.size() == n;
+        for (size_t k = 0; ok && k < n; ++k)
+          ok = f.value(o.operands[3 + k]).type == f.value(o.results[k]).type &&
+               f.value(o.regions[0].blocks[0].args[1 + k]).type == f.value(o.results[k]).type;
+        if (!ok)
+          return Unsupported{f.name, o.id,
+                             "scf.for whose operands, region and results do not match (lb, ub, "
+                             "step and one init per iter_arg; one block with the induction "
+                             "variable and the iter_args; one result per iter_arg, same types)",
+                             o.loc.ir};
+      }
+      // An empty loop has nothing to schedule (Triton removes loops without effects).
+      if (o.name == "scf.for" && o.regions.size() == 1 && o.regions[0].blocks.size() == 1) {
+        const auto& body = o.regions[0].blocks[0].ops;
+        if (body.empty() || (body.size() == 1 && f.op(body[0]).name == "scf.yield"))
+          return Unsupported{f.name, o.id, "scf.for with an empty body (nothing to schedule)",
+                             o.loc.ir};
+      }
+      if (o.name == "scf.if" &&
+          (o.operands.size() != 1 || o.regions.empty() || o.regions.size() > 2))
+        return Unsupported{f.name, o.id, "scf.if without one condition and one or two regions",
+                           o.loc.ir};
       if (o.name == "scf.for" && !o.regions.empty() && !o.regions[0].blocks.empty()) {
         const Block& body = o.regions[0].blocks[0];
         const Op* y = body.ops.empty() ? nullptr : &f.op(body.ops.back());
@@ -124,6 +194,18 @@ std::optional<Unsupported> first_unsupported(const Module& m) {
                                  " result(s) yields " + std::to_string(y->operands.size()) +
                                  " values",
                              y->loc.ir};
+      }
+      // A reduction's combiner region ends with one tt.reduce.return value per result.
+      if (o.name == "tt.reduce") {
+        const Op* y = o.regions.size() == 1 && o.regions[0].blocks.size() == 1 &&
+                              !o.regions[0].blocks[0].ops.empty()
+                          ? &f.op(o.regions[0].blocks[0].ops.back())
+                          : nullptr;
+        if (y == nullptr || y->name != "tt.reduce.return" || y->operands.size() != o.results.size())
+          return Unsupported{f.name, o.id,
+                             "tt.reduce whose region does not end with a tt.reduce.return of " +
+                                 std::to_string(o.results.size()) + " value(s)",
+                             o.loc.ir};
       }
     }
   }

@@ -11,7 +11,7 @@ namespace {
 const std::string kHead =
     "#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], "
     "order = [0]}>\n"
-    "module attributes {\"ttg.num-warps\" = 4 : i32} {\n"
+    "module attributes {\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:90\"} {\n"
     "  tt.func public @k(%x: i32 loc(\"k.py\":1:0)) {\n";
 const std::string kTail =
     "    tt.return loc(#loc)\n  } loc(#loc)\n} loc(#loc)\n#loc = loc(\"k.py\":5:4)\n";
@@ -117,7 +117,7 @@ TEST(TtgirErrors, ModuleAttributesOutsideTheTargetAreErrors) {
   const std::string body = "    %0 = arith.addi %x, %x : i32 loc(\"k.py\":2:3)\n" + kTail;
   auto with = [&](const std::string& attrs) {
     std::string head = kHead;
-    const std::string from = "{\"ttg.num-warps\" = 4 : i32}";
+    const std::string from = "{\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:90\"}";
     head.replace(head.find(from), from.size(), attrs);
     return error_of(head + body);
   };
@@ -127,7 +127,11 @@ TEST(TtgirErrors, ModuleAttributesOutsideTheTargetAreErrors) {
   EXPECT_NE(with("{\"ttg.num-warps\" = 4 : i32, \"ttg.num-ctas\" = 2 : i32}")
                 .find("ttg.num-ctas = 2 (only 1"),
             std::string::npos);
-  EXPECT_NE(with("{\"ttg.num-warps\" = 0 : i32}").find("ttg.num-warps = 0 (must be >= 1)"),
+  EXPECT_NE(with("{\"ttg.num-warps\" = 0 : i32}").find("ttg.num-warps = 0 (must be 1..32"),
+            std::string::npos);
+  // Past 2^32 the value truncated into range (2^32 + 4 read as 4 warps).
+  EXPECT_NE(with("{\"ttg.num-warps\" = 4294967300 : i32}")
+                .find("ttg.num-warps = 4294967300 (must be 1..32"),
             std::string::npos);
 }
 
@@ -214,6 +218,71 @@ TEST(TtgirErrors, EveryPrefixOfAFixtureFailsCleanly) {
       EXPECT_EQ(std::string(e.what()).rfind("t.ttgir:", 0), 0u) << e.what();
     }
   }
+}
+
+// Found by mutation (issue 12): a function without tt.return, a yield or return outside the end
+// of its block, an empty loop (eight nested empty loops were a std::bad_alloc in `schedule`) and
+// a module without its target attributes were all accepted.
+TEST(TtgirErrors, MissingReturnIsAnError) {
+  std::string text = kHead + "    %0 = arith.addi %x, %x : i32 loc(\"k.py\":2:3)\n" +
+                     "  } loc(#loc)\n} loc(#loc)\n#loc = loc(\"k.py\":5:4)\n";
+  EXPECT_EQ(error_of(text), "t.ttgir:3:11: error: function @k does not end with tt.return");
+}
+
+TEST(TtgirErrors, TerminatorsOnlyEndTheirBlock) {
+  const std::string early = kHead + "    tt.return loc(#loc)\n" +
+                            "    %0 = arith.addi %x, %x : i32 loc(\"k.py\":2:3)\n" + kTail;
+  EXPECT_EQ(error_of(early),
+            "t.ttgir:4:5: error: 'tt.return' that is not the last op of the function body (from "
+            "k.py:5:4)");
+  const std::string yield_in_body = kHead + "    scf.yield loc(#loc)\n" + kTail;
+  EXPECT_EQ(error_of(yield_in_body),
+            "t.ttgir:4:5: error: 'scf.yield' that is not the last op of the region of its "
+            "scf.for or scf.if (from k.py:5:4)");
+  const std::string return_in_loop = kHead + "    scf.for %i = %x to %x step %x  : i32 {\n" +
+                                     "      tt.return loc(#loc)\n    }\n" + kTail;
+  EXPECT_EQ(error_of(return_in_loop),
+            "t.ttgir:5:7: error: 'tt.return' that is not the last op of the function body (from "
+            "k.py:5:4)");
+}
+
+TEST(TtgirErrors, EmptyLoopIsAnError) {
+  std::string text = kHead + "    scf.for %i = %x to %x step %x  : i32 {\n" +
+                     "      scf.for %j = %x to %x step %x  : i32 {\n      }\n    }\n" + kTail;
+  EXPECT_EQ(error_of(text), "t.ttgir:5:7: error: scf.for with an empty body (nothing to schedule)");
+}
+
+TEST(TtgirErrors, ModuleWithoutTargetAttributesIsAnError) {
+  auto without = [&](const std::string& attr) {
+    std::string text = kHead + "    %0 = arith.addi %x, %x : i32\n" + kTail;
+    text.erase(text.find(attr), attr.size());
+    return error_of(text);
+  };
+  EXPECT_EQ(without(", ttg.target = \"cuda:90\""),
+            "t.ttgir: error: no ttg.target module attribute (only cuda:90, Hopper)");
+  EXPECT_EQ(without("\"ttg.num-warps\" = 4 : i32, "),
+            "t.ttgir: error: no ttg.num-warps module attribute");
+}
+
+// parse_type / parse_attribute read what Type::str() and Attribute::str() print, including the
+// prefix-less dialect attribute of an op's custom form (`fastmath<fast>`).
+TEST(TtgirParse, TypesAndAttributesReadBackFromTheirSpelling) {
+  Module m = parse_file(test::example("case3_FA"));
+  int n = 0;
+  for (const Function& f : m.functions) {
+    for (const Value& v : f.values) {
+      EXPECT_EQ(parse_type(v.type.str(), "t"), v.type) << v.type.str();
+      ++n;
+    }
+    for (const Op& o : f.ops)
+      for (const auto& [k, a] : o.attrs) EXPECT_EQ(parse_attribute(a.str(), "t"), a) << a.str();
+  }
+  EXPECT_GT(n, 50);
+  const Attribute fm = parse_attribute("fastmath<fast>", "t");
+  EXPECT_EQ(fm.kind, Attribute::Kind::Dialect);
+  EXPECT_EQ(fm.str(), "fastmath<fast>");
+  EXPECT_THROW(parse_type("tensor<128xf16> x", "t"), Error);
+  EXPECT_THROW(parse_attribute("1); system(\"x\"", "t"), Error);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // JSON round trip of the IR: parse -> to_json -> text -> from_json gives an equal module, the
-// text is byte-stable, and corrupt documents are rejected with an Error (never dangling ids).
+// text is byte-stable, and corrupt documents are rejected with an Error naming the field (never
+// dangling ids, never a module the parser could not have built).
 #include <gtest/gtest.h>
+
+#include <functional>
 
 #include "sched2cu/ttgir/json.h"
 #include "test_common.h"
@@ -44,6 +47,96 @@ TEST(TtgirJsonErrors, TypeJsonHasReadableSpelling) {
   EXPECT_EQ(t["str"], "!tt.ptr<f16>");
   EXPECT_EQ(t["kind"], "ptr");
   EXPECT_EQ(type_from_json(t), f.value(f.args[0]).type);
+}
+
+std::string json_error(const nlohmann::json& j) {
+  try {
+    (void)module_from_json(j);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Found by mutation (issue 12): the reader took floats for integers (3.7 read as op 3), bools for
+// numbers, null for lists, and fields that disagree with each other, and the emitter then
+// crashed (SIGSEGV, SIGFPE) or emitted from what it was never given.
+TEST(TtgirJsonErrors, FieldsOfTheWrongJsonTypeAreRejected) {
+  const nlohmann::json base = to_json(parse_file(test::example("case1_simple_gemm")));
+  auto with = [&](const nlohmann::json::json_pointer& p, const nlohmann::json& v) {
+    nlohmann::json j = base;
+    j[p] = v;
+    return json_error(j);
+  };
+  using P = nlohmann::json::json_pointer;
+  EXPECT_EQ(with(P("/functions/0/ops/3/id"), 3.7),
+            "invalid TTGIR JSON: /functions/0/ops/3/id: expected an integer");
+  EXPECT_EQ(with(P("/functions/0/values/0/type/bits"), true),
+            "invalid TTGIR JSON: /functions/0/values/0/type/bits: expected an integer");
+  EXPECT_EQ(with(P("/functions/0/ops/3/attrs"), nullptr),
+            "invalid TTGIR JSON: /functions/0/ops/3/attrs: expected an array");
+  EXPECT_EQ(with(P("/functions/0/ops/3/operands/0"), 4294967296LL),
+            "invalid TTGIR JSON: /functions/0/ops/3/operands/0: integer out of range");
+  EXPECT_EQ(with(P("/functions/0/ops/3/loc/src"), nlohmann::json::array({"k.py", 1})),
+            "invalid TTGIR JSON: /functions/0/ops/3/loc/src: expected [file, line, column]");
+  nlohmann::json deep = {{"kind", "array"}};
+  for (int i = 0; i < 300; ++i) deep = {{"kind", "array"}, {"elems", {deep}}};
+  EXPECT_NE(with(P("/attrs/0/1"), deep).find("nested deeper than 200 levels"), std::string::npos);
+}
+
+TEST(TtgirJsonErrors, ModulesTheParserCannotBuildAreRejected) {
+  const Module m = parse_file(test::example("case1_simple_gemm"));
+  const nlohmann::json base = to_json(m);
+  const Function& f = m.functions[0];
+  auto edited = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = base;
+    edit(j["functions"][0]);
+    return json_error(j);
+  };
+  auto has = [](const std::string& e, const std::string& what) {
+    return e.find(what) != std::string::npos;
+  };
+  // A tensor's shape deleted: its "str" still says 128x256.
+  const ValueId acc = f.ops[5].results[0];
+  EXPECT_TRUE(has(edited([&](auto& j) { j["values"][acc]["type"].erase("shape"); }),
+                  "differs from the type its fields give"));
+  // ... and with "str" gone too, the bits no longer agree with the name.
+  EXPECT_TRUE(has(edited([&](auto& j) {
+                    j["values"][acc]["type"]["elem"]["bits"] = 16;
+                    j["values"][acc]["type"].erase("str");
+                    j["values"][acc]["type"]["elem"].erase("str");
+                  }),
+                  "the type's fields do not make the type its spelling"));
+  // A constant whose text is not a literal (it is printed into the generated C++).
+  EXPECT_TRUE(has(edited([&](auto& j) { j["ops"][0]["attrs"][0][1]["text"] = "1); system(\"x\""; }),
+                  "is not one the parser reads"));
+  // An op used before it is defined, an op listed out of program order, a lost result, a wrong
+  // use list, a block argument claiming another owner.
+  const OpId dot = [&] {
+    for (const Op& o : f.ops)
+      if (o.name == "ttng.warp_group_dot") return o.id;
+    return OpId{-1};
+  }();
+  ASSERT_GE(dot, 0);
+  OpId first_use = 0;
+  while (f.ops[first_use].operands.empty()) ++first_use;
+  EXPECT_TRUE(
+      has(edited([&](auto& j) { j["ops"][first_use]["operands"][0] = f.ops[dot].results[0]; }),
+          "which is not defined before it in scope"));
+  EXPECT_TRUE(has(edited([&](auto& j) {
+                    auto& top = j["body"][0]["ops"];
+                    std::swap(top[0], top[1]);
+                  }),
+                  "comes in program order"));
+  EXPECT_TRUE(has(edited([&](auto& j) { j["ops"][5]["results"] = nlohmann::json::array(); }),
+                  "result 0 is not the next value defined"));
+  EXPECT_TRUE(has(edited([&](auto& j) { j["values"][0]["users"] = nlohmann::json::array(); }),
+                  "its use list is not its uses"));
+  // An alias a type names, deleted.
+  nlohmann::json j = base;
+  for (size_t i = 0; i < j["aliases"].size(); ++i)
+    if (j["aliases"][i][0] == "mma") j["aliases"].erase(i);
+  EXPECT_TRUE(has(json_error(j), "undefined attribute alias #mma"));
 }
 
 }  // namespace

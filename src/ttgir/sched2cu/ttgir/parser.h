@@ -18,6 +18,11 @@ Module parse_module(std::string_view text, const std::string& file);
 // Reads and parses a .ttgir file (the path as given is used in messages).
 Module parse_file(const std::filesystem::path& path);
 
+// Parses one type or attribute as Triton spells it (Type::str(), Attribute::str()), the whole
+// text; `what` names it in error messages.
+Type parse_type(std::string_view text, const std::string& what);
+Attribute parse_attribute(std::string_view text, const std::string& what);
+
 // The op names the later stages accept, sorted.
 const std::vector<std::string>& supported_ops();
 bool is_supported_op(const std::string& name);

@@ -3,6 +3,7 @@
 // that sched2cu_ddg and sched2cu_emit handle it (docs/ttgir.md lists them).
 #include <algorithm>
 
+#include "layouts.h"
 #include "sched2cu/ttgir/parser.h"
 
 namespace sched2cu::ttgir {
@@ -107,12 +108,26 @@ std::optional<Unsupported> first_unsupported(const Module& m) {
       if (k == "function_results")
         return Unsupported{f.name, kNoId, "function with results", f.loc.ir};
     for (ValueId a : f.args)
+      if (auto p = detail::layout_problem(m, f.value(a).type))
+        return Unsupported{f.name, kNoId, "layout of '" + f.value(a).type.str() + "': " + *p,
+                           f.value(a).loc.ir};
+    for (ValueId a : f.args)
       if (f.value(a).type.kind == Type::Kind::Other)
         return Unsupported{f.name, kNoId, "unsupported type '" + f.value(a).type.str() + "'",
                            f.value(a).loc.ir};
     for (const Op& o : f.ops) {
       if (!is_supported_op(o.name))
         return Unsupported{f.name, o.id, "unsupported op '" + o.name + "'", o.loc.ir};
+      // Results and block arguments: a layout Triton would not build (a rank-1 sizePerThread on
+      // a 2-D tensor was read past its end).
+      std::vector<ValueId> defined = o.results;
+      for (const Region& reg : o.regions)
+        for (const Block& b : reg.blocks)
+          defined.insert(defined.end(), b.args.begin(), b.args.end());
+      for (ValueId v : defined)
+        if (auto p = detail::layout_problem(m, f.value(v).type))
+          return Unsupported{f.name, o.id, "layout of '" + f.value(v).type.str() + "': " + *p,
+                             o.loc.ir};
       for (ValueId r : o.results)
         if (f.value(r).type.kind == Type::Kind::Other)
           return Unsupported{

@@ -285,5 +285,36 @@ TEST(TtgirParse, TypesAndAttributesReadBackFromTheirSpelling) {
   EXPECT_THROW(parse_attribute("1); system(\"x\"", "t"), Error);
 }
 
+// Found by mutation (issue 12): a layout edited to another rank (sizePerThread of one entry on a
+// 2-D tensor) or to other warps than the module's was emitted from, read past its end.
+TEST(TtgirErrors, LayoutsTritonWouldNotBuildAreErrors) {
+  auto with_layout = [&](const std::string& blocked, const std::string& type) {
+    std::string text =
+        kHead + "    %0 = tt.splat %x : i32 -> " + type + " loc(\"k.py\":2:3)\n" + kTail;
+    text.replace(text.find("#ttg.blocked<"), text.find(">\n") + 1 - text.find("#ttg.blocked<"),
+                 blocked);
+    return error_of(text);
+  };
+  const std::string ok =
+      "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>";
+  EXPECT_EQ(with_layout(ok, "tensor<128xi32, #blocked>"), "<no error>");
+  EXPECT_EQ(with_layout(ok, "tensor<8x16xi32, #blocked>"),
+            "t.ttgir:4:5: error: layout of 'tensor<8x16xi32, #blocked>': a layout of rank 1 on a "
+            "tensor of rank 2 (from k.py:2:3)");
+  EXPECT_NE(with_layout("#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = "
+                        "[8], order = [0]}>",
+                        "tensor<128xi32, #blocked>")
+                .find("warpsPerCTA must multiply to ttg.num-warps = 4"),
+            std::string::npos);
+  EXPECT_NE(with_layout("#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32], warpsPerCTA "
+                        "= [4], order = [0]}>",
+                        "tensor<128xi32, #blocked>")
+                .find("#ttg.blocked parameters of different ranks"),
+            std::string::npos);
+  EXPECT_NE(with_layout(ok, "tensor<128xi32, #ttg.slice<{dim = 0, parent = #blocked}>>")
+                .find("#ttg.slice of a rank-1 layout"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sched2cu::ttgir

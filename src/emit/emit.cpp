@@ -5,12 +5,17 @@
 
 #include "lower.h"
 #include "sched2cu/common/diag.h"
+#include "sched2cu/ddg/target_model.h"
 #include "sched2cu/sgraph/validate.h"
 
 namespace sched2cu::emit {
 
 Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts) {
   sgraph::validate(g, opts.graph_path);
+  // The budgets the plan below uses are the graph's: held to the real target's table first.
+  sgraph::check_target(
+      g, ddg::TargetModel::load(ddg::TargetModel::default_path(g.target.name)).budgets,
+      opts.graph_path);
   check_coverage(g.ir, g.kernel.name);
   const ttgir::Function& f = g.ir.function(g.kernel.name);
   Ctx c(g, g.ir, f);

@@ -17,6 +17,9 @@ namespace {
 
 using J = nlohmann::ordered_json;
 constexpr size_t kInlineWidth = 110;
+// Deeper than any graph the writer produces (the IR's attributes nest deepest), far below what
+// would overflow the stack of the recursive readers.
+constexpr int kMaxJsonDepth = 512;
 
 // ---------------------------------------------------------------------------------------------
 // Writer
@@ -270,7 +273,13 @@ struct Cur {
   }
 };
 
-GridExpr grid_from(const Cur& c) {
+// Grid expressions nest; no real grid is more than a few levels deep, and a recursion without
+// bound is a stack overflow on hostile input.
+constexpr int kMaxGridDepth = 64;
+
+GridExpr grid_from(const Cur& c, int depth = 0) {
+  if (depth > kMaxGridDepth)
+    c.fail("grid expression nested deeper than " + std::to_string(kMaxGridDepth) + " levels");
   if (!c.j.is_object() || c.j.size() != 1)
     c.fail("expected an object with one key: int, param, num_sms, add, sub, mul, div or cdiv");
   const std::string key = c.j.begin().key();
@@ -285,7 +294,8 @@ GridExpr grid_from(const Cur& c) {
                  GridExpr::Kind::Cdiv})
     if (key == grid_op_name(k)) {
       if (v.size() != 2) v.fail("an operator takes exactly two operands");
-      return GridExpr::binary(k, grid_from(v.at(size_t{0})), grid_from(v.at(size_t{1})));
+      return GridExpr::binary(k, grid_from(v.at(size_t{0}), depth + 1),
+                              grid_from(v.at(size_t{1}), depth + 1));
     }
   c.fail("unknown grid expression \"" + key + "\"");
 }
@@ -457,6 +467,30 @@ std::string to_json_text(const ScheduleGraph& g) {
 }
 
 ScheduleGraph from_json_text(const std::string& text, const std::string& file) {
+  // Parsing into ordered_json, and the readers after it, recurse once per nesting level (50,000
+  // nested grid operators overflowed the stack inside the parser): bound the depth on the text
+  // first, without recursion. The committed graphs nest about 15 levels.
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (ch == '\\')
+        ++i;
+      else if (ch == '"')
+        in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '{' || ch == '[') {
+      if (++depth > kMaxJsonDepth) {
+        auto [line, col] = line_col(text, i);
+        throw Error(SourceLoc{file, line, col},
+                    "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
+    } else if (ch == '}' || ch == ']') {
+      --depth;
+    }
+  }
   J j;
   try {
     j = J::parse(text);

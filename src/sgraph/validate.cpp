@@ -6,12 +6,16 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sched2cu/common/diag.h"
+#include "sched2cu/ttgir/parser.h"
 
 namespace sched2cu::sgraph {
 namespace {
+
+constexpr long long kMaxGridX = (1LL << 31) - 1;
 
 struct Checker {
   const ScheduleGraph& g;
@@ -48,30 +52,38 @@ struct Checker {
       std::vector<std::string> names;
       collect_params(g.launch.grid[a], names);
       for (const auto& n : names) {
-        bool found = false;
-        for (const auto& p : g.kernel.params) found |= p.name == n;
-        if (!found)
+        const Param* p = nullptr;
+        for (const auto& q : g.kernel.params)
+          if (q.name == n) p = &q;
+        if (p == nullptr)
           bad("/launch/grid/" + std::to_string(a),
               "names \"" + n + "\", which is not a kernel parameter");
+        else if (p->value >= 0 && p->value < static_cast<int>(fn->values.size()) &&
+                 fn->value(p->value).type.kind != ttgir::Type::Kind::Integer)
+          bad("/launch/grid/" + std::to_string(a),
+              "names \"" + n + "\", a parameter of type " + p->type + ", not an integer");
       }
+      grid_axis(a);
     }
-    for (size_t a = 0; a < g.launch.grid.size(); ++a)
-      if (g.launch.grid[a].kind == GridExpr::Kind::Int && g.launch.grid[a].value < 1)
-        bad("/launch/grid/" + std::to_string(a), "a constant extent must be >= 1");
-    // Names printed into generated C++ (comments, identifiers) must stay on their line.
-    auto printable = [](const std::string& s) {
+    // Strings printed into the generated C++ as identifiers are C identifiers; those printed in
+    // `//` comments stay on their line (a newline would end the comment, a trailing backslash
+    // would continue it onto the next line).
+    auto comment_safe = [](const std::string& s) {
       for (unsigned char ch : s)
-        if (ch < 0x20 || ch == 0x7f) return false;
+        if (ch < 0x20 || ch == 0x7f || ch == '\\') return false;
       return true;
     };
-    if (!printable(g.kernel.source))
-      bad("/kernel/source", "contains a control character (newline, NUL, ...)");
-    for (size_t i = 0; i < g.launch.roles.size(); ++i) {
-      const std::string& n = g.launch.roles[i].name;
-      bool ident = !n.empty();
-      for (unsigned char ch : n) ident &= std::isalnum(ch) != 0 || ch == '_';
-      if (!ident) bad("/launch/roles/" + std::to_string(i) + "/name", "must be a C identifier");
-    }
+    if (!comment_safe(g.kernel.source))
+      bad("/kernel/source", "contains a control character (newline, NUL, ...) or a backslash");
+    if (!c_identifier(g.kernel.name))
+      bad("/kernel/name", "must be a C identifier (it names the __global__ function)");
+    for (size_t k = 0; k < g.kernel.params.size(); ++k)
+      if (!c_identifier(g.kernel.params[k].name))
+        bad("/kernel/params/" + std::to_string(k) + "/name",
+            "must be a C identifier (it names a kernel and a launcher argument)");
+    for (size_t i = 0; i < g.launch.roles.size(); ++i)
+      if (!c_identifier(g.launch.roles[i].name))
+        bad("/launch/roles/" + std::to_string(i) + "/name", "must be a C identifier");
     if (g.launch.raster_group < 0) bad("/launch/raster_group", "must be >= 0");
     if (g.launch.ctas_per_sm < 1 || g.launch.ctas_per_sm > 32)
       bad("/launch/ctas_per_sm", "must be 1..32");
@@ -79,8 +91,71 @@ struct Checker {
       bad("/launch/raster_group", "rasterization needs a grid with z = 1");
   }
 
+  static bool c_identifier(const std::string& n) {
+    bool ok = !n.empty() && std::isdigit(static_cast<unsigned char>(n[0])) == 0;
+    for (unsigned char ch : n) ok &= (ch < 0x80 && std::isalnum(ch) != 0) || ch == '_';
+    return ok;
+  }
+
+  // The value of a constant grid expression; nullopt when it reads a parameter or the SM count,
+  // or when it overflows (the launcher computes in long long).
+  static std::optional<long long> fold(const GridExpr& e) {
+    using K = GridExpr::Kind;
+    if (e.kind == K::Int) return e.value;
+    if (e.kind == K::Param || e.kind == K::NumSms || e.args.size() != 2) return std::nullopt;
+    auto a = fold(e.args[0]), b = fold(e.args[1]);
+    if (!a || !b) return std::nullopt;
+    long long r = 0;
+    switch (e.kind) {
+      case K::Add:
+        if (__builtin_add_overflow(*a, *b, &r)) return std::nullopt;
+        return r;
+      case K::Sub:
+        if (__builtin_sub_overflow(*a, *b, &r)) return std::nullopt;
+        return r;
+      case K::Mul:
+        if (__builtin_mul_overflow(*a, *b, &r)) return std::nullopt;
+        return r;
+      case K::Div:
+        return *b > 0 ? std::optional<long long>(*a / *b) : std::nullopt;
+      default:  // Cdiv
+        if (*b <= 0 || __builtin_add_overflow(*a, *b - 1, &r)) return std::nullopt;
+        return r / *b;
+    }
+  }
+
+  // One grid extent: integer constants in 0..2^31-1, every divisor a constant >= 1 (the host
+  // launcher divides: a zero or a parameter there is a division the graph cannot vouch for),
+  // and a constant extent within what a launch takes (x < 2^31, y and z <= 65535).
+  void grid_axis(size_t a) {
+    const std::string p = "/launch/grid/" + std::to_string(a);
+    std::vector<const GridExpr*> todo{&g.launch.grid[a]};
+    while (!todo.empty()) {
+      const GridExpr* e = todo.back();
+      todo.pop_back();
+      if (e->kind == GridExpr::Kind::Int && (e->value < 0 || e->value > kMaxGridX))
+        bad(p, "integer " + std::to_string(e->value) + " outside 0..2^31-1");
+      if ((e->kind == GridExpr::Kind::Div || e->kind == GridExpr::Kind::Cdiv) &&
+          e->args.size() == 2) {
+        auto d = fold(e->args[1]);
+        if (!d || *d < 1)
+          bad(p, "divides by " + to_text(e->args[1]) + ": a divisor must be a constant >= 1");
+      }
+      for (const auto& x : e->args) todo.push_back(&x);
+    }
+    const long long most = a == 0 ? kMaxGridX : 65535;
+    const std::string value = to_text(g.launch.grid[a]);
+    if (auto v = fold(g.launch.grid[a]); v && *v < 1)
+      bad(p, "a constant extent must be >= 1 (" + value + " = " + std::to_string(*v) + ")");
+    else if (v && *v > most)
+      bad(p, "a constant extent must be at most " + std::to_string(most) + " (" + value + " = " +
+                 std::to_string(*v) + ")");
+  }
+
   void launch() {
     const Target& t = g.target;
+    if (!c_identifier(t.name))
+      bad("/target/name", "must be an identifier such as sm_90a (it names targets/<name>.json)");
     if (t.smem_bytes <= 0) bad("/target/smem_bytes", "must be positive");
     if (t.regs_per_sm <= 0) bad("/target/regs_per_sm", "must be positive");
     const Launch& l = g.launch;
@@ -368,6 +443,13 @@ struct Checker {
 std::vector<Problem> check(const ScheduleGraph& g) {
   Checker c{g, {}};
   if (g.version != kSchemaVersion) c.bad("/version", "unsupported version");
+  // The embedded module is held to what `schedule` accepts from a .ttgir file (target, ops,
+  // shapes, loops, terminators): a graph edited to hold what the parser would refuse is refused.
+  try {
+    ttgir::check_supported(g.ir);
+  } catch (const Error& e) {
+    c.bad("/ir", e.what());
+  }
   c.kernel();
   c.launch();
   c.buffers();

@@ -307,3 +307,83 @@ TEST(SgraphValidate, ConstantGridExtentAndPrintedNames) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by mutation (issue 12): grids the launcher would divide by zero in (`M / 0`, a divisor
+// that is a parameter), a constant extent of 0 spelled `1 - 1`, a grid reading a pointer, and
+// names that reach the generated C++ unchecked (the kernel's and its parameters', which are
+// identifiers there; the target's, which names a file) were all accepted.
+TEST(SgraphValidate, GridsTheLauncherCanEvaluate) {
+  const ScheduleGraph base = read_schedule_graph(kFixture);
+  auto grid0 = [&](const std::string& text) {
+    ScheduleGraph g = base;
+    g.launch.grid[0] = parse_grid_expr(text, "t");
+    return g;
+  };
+  EXPECT_TRUE(has_problem(grid0("M / 0"), "/launch/grid/0", "divides by 0: a divisor must be"));
+  EXPECT_TRUE(has_problem(grid0("cdiv(M, K)"), "/launch/grid/0", "divides by K"));
+  EXPECT_TRUE(has_problem(grid0("cdiv(M, 128 - 128)"), "/launch/grid/0", "divides by 128 - 128"));
+  EXPECT_TRUE(has_problem(grid0("1 - 1"), "/launch/grid/0", "must be >= 1 (1 - 1 = 0)"));
+  EXPECT_TRUE(has_problem(grid0("65536 * 65536"), "/launch/grid/0", "at most 2147483647"));
+  EXPECT_TRUE(has_problem(grid0("a_ptr"), "/launch/grid/0", "type !tt.ptr<f16>, not an integer"));
+  EXPECT_TRUE(has_problem(grid0("M * 4294967296"), "/launch/grid/0", "outside 0..2^31-1"));
+  EXPECT_FALSE(has_problem(grid0("cdiv(M, 64 * 2) * 2 / 2"), "/launch/grid/0", ""));
+  ScheduleGraph g = base;
+  g.launch.grid[1] = parse_grid_expr("65536", "t");
+  EXPECT_TRUE(has_problem(g, "/launch/grid/1", "at most 65535"));
+}
+
+TEST(SgraphValidate, NamesPrintedIntoTheCxxAreSafeThere) {
+  const ScheduleGraph base = read_schedule_graph(kFixture);
+  {
+    ScheduleGraph g = base;
+    g.kernel.name = "k(){} int evil";
+    for (auto& f : g.ir.functions) f.name = g.kernel.name;
+    EXPECT_TRUE(has_problem(g, "/kernel/name", "C identifier"));
+  }
+  {
+    ScheduleGraph g = base;
+    const int v = g.kernel.params[0].value;
+    g.kernel.params[0].name = "a_ptr; system(\"x\")";
+    g.ir.functions[0].values[static_cast<size_t>(v)].name = g.kernel.params[0].name;
+    EXPECT_TRUE(has_problem(g, "/kernel/params/0/name", "C identifier"));
+  }
+  {
+    ScheduleGraph g = base;
+    g.target.name = "../../etc/x";
+    EXPECT_TRUE(has_problem(g, "/target/name", "identifier such as sm_90a"));
+  }
+  {
+    ScheduleGraph g = base;
+    g.kernel.source = "examples/k.ttgir\\";  // would continue the `//` comment line
+    EXPECT_TRUE(has_problem(g, "/kernel/source", "backslash"));
+  }
+}
+
+// The embedded module is held to what `schedule` takes from a .ttgir file (a graph's IR edited to
+// target cuda:80, or to hold a loop of step 0, was emitted).
+TEST(SgraphValidate, EmbeddedIrOutsideTheSupportedSetIsAProblem) {
+  ScheduleGraph g = read_schedule_graph(kFixture);
+  for (auto& [k, a] : g.ir.attrs)
+    if (k == "ttg.target") a.text = "cuda:80";
+  EXPECT_TRUE(has_problem(g, "/ir", "target 'cuda:80' (only cuda:90, Hopper)"));
+}
+
+TEST(SgraphJson, DeeplyNestedDocumentIsAnErrorNotACrash) {
+  // 50,000 nested grid operators overflowed the stack inside the JSON parser (SIGSEGV).
+  std::string text = sched2cu::read_file(kFixture);
+  std::string deep = "{\"int\": 1}";
+  for (int i = 0; i < 50000; ++i) deep = "{\"add\": [" + deep + ", {\"int\": 1}]}";
+  text.replace(text.find("{\"int\": 1}"), 10, deep);
+  EXPECT_NE(error_of(text).find("JSON nested deeper than 512 levels"), std::string::npos);
+  // Grid operators nest a few levels, never 64.
+  std::string g64 = "{\"int\": 1}";
+  for (int i = 0; i < 100; ++i) g64 = "{\"add\": [" + g64 + ", {\"int\": 1}]}";
+  std::string t2 = sched2cu::read_file(kFixture);
+  t2.replace(t2.find("{\"int\": 1}"), 10, g64);
+  EXPECT_NE(error_of(t2).find("grid expression nested deeper than 64 levels"), std::string::npos)
+      << error_of(t2);
+}
+
+}  // namespace

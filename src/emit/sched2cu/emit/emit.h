@@ -30,14 +30,16 @@ struct Program {
   std::map<int, long long> buffer_offset;  // schedule-graph buffer -> its shared-memory offset
 };
 
-// Validates the graph (sgraph::validate, check_coverage) and lowers it; throws sched2cu::Error.
+// Validates the graph (sgraph::validate; its target's budgets against the target table,
+// sgraph::check_target on targets/<target>.json; check_coverage) and lowers it; throws
+// sched2cu::Error.
 Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts);
 // The generated.cu text of a program.
 std::string print_program(const Program& p);
 
 // The generated.cu text (print_program of lower_program). Validates the graph first
-// (sgraph::validate), then that the op table lowers every op of the kernel (check_coverage); throws
-// sched2cu::Error.
+// (sgraph::validate), then its target's budgets against the target table (sgraph::check_target),
+// then that the op table lowers every op of the kernel (check_coverage); throws sched2cu::Error.
 std::string emit_cuda(const sgraph::ScheduleGraph& g, const Options& opts);
 
 // An op the op table has no lowering for: its TTGIR location ("file:line:col") and "op N 'name'

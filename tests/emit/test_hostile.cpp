@@ -1,0 +1,140 @@
+// The reader and the emitter on hostile schedule graphs (issue 12, "Found"): every field of a
+// committed graph deleted, or given a value of another JSON type, must end in a sched2cu::Error
+// or in emitted text, never a crash or another exception; every string of the graph made to carry
+// a newline and a line of C++ must be refused or reach the output harmless. The fuzzer
+// (tests/sgraph/fuzz_graph.cpp) explores further; this is the exhaustive pass over field kinds.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/common/file_util.h"
+#include "sched2cu/emit/emit.h"
+#include "sched2cu/sgraph/json_io.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using J = nlohmann::ordered_json;
+const fs::path kGraph =
+    fs::path(SCHED2CU_SOURCE_DIR) / "examples/case1_simple_gemm/schedule_graph.json";
+
+// The first occurrence of every field pattern (array indices as *), e.g.
+// "/ir/functions/*/ops/*/loc/src" -> "/ir/functions/0/ops/0/loc/src".
+void first_of_each(const J& j, const std::string& path, const std::string& pattern,
+                   std::map<std::string, std::string>& out) {
+  if (!j.is_structured()) return;
+  size_t i = 0;
+  for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+    const std::string key = j.is_object() ? it.key() : std::to_string(i);
+    const std::string pat = pattern + "/" + (j.is_object() ? it.key() : "*");
+    out.emplace(pat, path + "/" + key);
+    first_of_each(*it, path + "/" + key, pat, out);
+  }
+}
+
+enum class Outcome { Refused, Emitted };
+
+// Emits the document; a crash ends the test binary, another exception type fails the test.
+Outcome emit_text(const std::string& text, std::string* out = nullptr) {
+  try {
+    const auto g = sched2cu::sgraph::from_json_text(text, "m.json");
+    std::string cu = sched2cu::emit::emit_cuda(g, {});
+    if (out) *out = std::move(cu);
+    return Outcome::Emitted;
+  } catch (const sched2cu::Error&) {
+    return Outcome::Refused;
+  }
+}
+
+TEST(EmitHostile, EveryFieldDeletedOrRetypedIsAnErrorOrEmits) {
+  const J base = J::parse(sched2cu::read_file(kGraph));
+  ASSERT_EQ(emit_text(base.dump()), Outcome::Emitted);
+  std::map<std::string, std::string> fields;
+  first_of_each(base, "", "", fields);
+  ASSERT_GT(fields.size(), 200u);
+  const J others[] = {J(1.5), J(nullptr), J("x"), J(-1), J(2147483648LL)};
+  int refused = 0, tried = 0;
+  for (const auto& [pattern, path] : fields) {
+    const J::json_pointer ptr(path);
+    auto run = [&](J doc, const std::string& how) {
+      ++tried;
+      try {
+        refused += emit_text(doc.dump()) == Outcome::Refused;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << how << " " << path << ": " << e.what();
+      }
+    };
+    J deleted = base;
+    J& parent = deleted[ptr.parent_pointer()];
+    if (parent.is_object())
+      parent.erase(ptr.back());
+    else
+      parent.erase(static_cast<size_t>(std::stoul(ptr.back())));
+    run(std::move(deleted), "deleted");
+    for (const J& v : others) {
+      if (base[ptr] == v) continue;
+      J changed = base;
+      changed[ptr] = v;
+      run(std::move(changed), "set to " + v.dump());
+    }
+  }
+  // Most edits are refused; some are harmless (a value name, a location) and emit.
+  EXPECT_GT(refused, tried / 2);
+}
+
+TEST(EmitHostile, NoGraphStringInjectsCxx) {
+  const J base = J::parse(sched2cu::read_file(kGraph));
+  std::map<std::string, std::string> fields;
+  first_of_each(base, "", "", fields);
+  int strings = 0;
+  for (const auto& [pattern, path] : fields) {
+    const J::json_pointer ptr(path);
+    if (!base[ptr].is_string()) continue;
+    ++strings;
+    for (const std::string tail : {"\n#error injected", "*/ #error injected /*", "\\"}) {
+      J doc = base;
+      doc[ptr] = base[ptr].get<std::string>() + tail;
+      std::string cu;
+      if (emit_text(doc.dump(), &cu) == Outcome::Refused) continue;
+      // Emitted: the string was left out, reduced to an identifier or printed in a `//` comment
+      // it cannot leave: every line holding the injected text is such a comment, and no line
+      // ends in a backslash (which would continue a comment onto the next line).
+      size_t start = 0;
+      while (start < cu.size()) {
+        size_t end = cu.find('\n', start);
+        if (end == std::string::npos) end = cu.size();
+        const std::string line = cu.substr(start, end - start);
+        const size_t code = line.find_first_not_of(' ');
+        if (line.find("#error injected") != std::string::npos) {
+          EXPECT_EQ(line.compare(code, 2, "//"), 0) << path << ": " << line;
+        }
+        EXPECT_FALSE(!line.empty() && line.back() == '\\') << path << ": " << line;
+        start = end + 1;
+      }
+    }
+  }
+  EXPECT_GT(strings, 50);
+}
+
+// The budgets a graph claims are held to the target table by emit_cuda itself (the check was in
+// the CLI only, so a library caller, such as the fuzzer, planned into 427 KB of shared memory).
+TEST(EmitHostile, TargetClaimsBeyondTheTableAreRefused) {
+  auto g = sched2cu::sgraph::read_schedule_graph(kGraph);
+  g.target.smem_bytes = 427000;
+  try {
+    (void)sched2cu::emit::emit_cuda(g, {});
+    ADD_FAILURE() << "emitted";
+  } catch (const sched2cu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("claims 427000 B of shared memory per block; the target "
+                                         "table has 232448"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace

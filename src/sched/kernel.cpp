@@ -208,8 +208,18 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     const auto& pl = ks.plans[k];
     auto lb = const_int(f, L.lb), ub = const_int(f, L.ub), st = const_int(f, L.step);
     int64_t trips = kUnknownTrips;
-    if (lb && ub && st && *st > 0) trips = std::max<int64_t>(0, (*ub - *lb + *st - 1) / *st);
-    inner_latency[loops[k]] = pl.sched.ii * (trips + pl.sched.max_stage());
+    if (lb && ub && st && *st > 0) {
+      int64_t span = 0;  // ub - lb overflows only for a range past 2^63: saturate
+      if (__builtin_sub_overflow(*ub, *lb, &span)) span = INT64_MAX;
+      trips = span <= 0 ? 0 : span / *st + (span % *st != 0);
+    }
+    // Saturated just past the II limit: an outer loop over it is refused by that limit (with
+    // its location) instead of overflowing (a constant trip count can be near 2^63).
+    int64_t lat = 0, iters = 0;
+    if (__builtin_add_overflow(trips, pl.sched.max_stage(), &iters) ||
+        __builtin_mul_overflow(pl.sched.ii, iters, &lat) || lat > o.sched.max_ii)
+      lat = o.sched.max_ii + 1;
+    inner_latency[loops[k]] = lat;
   }
   // Epilogue staging form (docs/scheduler.md, "Epilogue staging"): the rings were planned
   // first and never give up depth for staging. 1024 B is the emitter's alignment slack.

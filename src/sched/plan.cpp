@@ -11,7 +11,19 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
                    int64_t mbarrier_bytes) {
   LoopPlan p;
   p.mii = compute_mii(g);
-  const int64_t max_ii = std::max<int64_t>(p.mii.mii * o.max_ii_factor, p.mii.mii + 16);
+  if (p.mii.mii > o.max_ii) {
+    // An inner loop's latency is saturated just past the limit (kernel.cpp): say "above".
+    auto cycles = [&](int64_t v) {
+      return v > o.max_ii ? "> " + std::to_string(o.max_ii) : std::to_string(v);
+    };
+    throw Error("II: the loop's minimum II (ResMII " + cycles(p.mii.res) + ", RecMII " +
+                cycles(p.mii.rec) + ", inner-loop latency " + cycles(p.mii.super) +
+                " cycles) is above the scheduler's limit of " + std::to_string(o.max_ii) +
+                " (--max-ii); an inner loop's latency is its II times its trip count (32 when it "
+                "is not a constant) plus its stages, so each level of nesting multiplies it");
+  }
+  const int64_t max_ii =
+      std::min(o.max_ii, std::max<int64_t>(p.mii.mii * o.max_ii_factor, p.mii.mii + 16));
   p.sched = ims(g, p.mii.mii, max_ii, o.ims_budget_per_node);
   validate_schedule(g, p.sched, "IMS");
   compact(g, p.sched);
@@ -55,11 +67,15 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
     for (size_t i = 0; i < wanted.size(); ++i) p.budget_cut |= p.rings[i].depth < wanted[i].depth;
     int64_t need = ii_for_depths(p.rings, p.sched.ii);
     if (need <= p.sched.ii) break;
+    if (need > o.max_ii)
+      throw Error("II: the rings cut to fit shared memory need II " + std::to_string(need) +
+                  ", above the scheduler's limit of " + std::to_string(o.max_ii) + " (--max-ii)");
     if (round == 32) throw Error("II re-derivation after a shared-memory cut did not converge");
     // Keep the cut depths: reschedule at the larger II and recompute lifetimes there.
     std::vector<int> cap;
     for (auto& r : p.rings) cap.push_back(r.depth);
-    p.sched = ims(g, need, std::max(need * o.max_ii_factor, need + 16), o.ims_budget_per_node);
+    p.sched = ims(g, need, std::min(o.max_ii, std::max(need * o.max_ii_factor, need + 16)),
+                  o.ims_budget_per_node);
     validate_schedule(g, p.sched, "IMS after a shared-memory cut");
     compact(g, p.sched);
     validate_schedule(g, p.sched, "IMS after a cut and compaction");

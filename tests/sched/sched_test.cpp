@@ -392,6 +392,37 @@ Ddg gemm_with_store() {
   g.rings.push_back({s, s, {s}, 65536, {128, 256}, "f16", -1});
   return g;
 }
+// Found by mutation (issue 12): eight nested loops asked the scheduler for an outer II of about
+// 33^7 cycles (each level: inner II x 32 assumed trips), and its reservation tables, sized by II,
+// for terabytes (std::bad_alloc after filling memory). An II past the limit is an error that
+// says so; the limit is an option.
+TEST(Plan, MinimumIiPastTheLimitIsAnError) {
+  Ddg g;
+  Node inner = mk("inner_loop", Pipe::NONE, "none", int64_t{1} << 40, 0, 0);
+  inner.super_node = true;
+  g.add_node(inner);
+  Options o;
+  try {
+    plan_loop(g, o, 1 << 20, 8);
+    ADD_FAILURE() << "planned";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("II: the loop's minimum II (ResMII 0, RecMII 0, inner-loop latency > "
+                     "16777216 cycles) is above the scheduler's limit of 16777216 (--max-ii)"),
+              std::string::npos)
+        << m;
+  }
+  // The limit is an option: a loop of II 5000 is refused under --max-ii 4999, planned under 5000.
+  Ddg h;
+  Node small = inner;
+  small.latency = small.latency_tail = 5000;
+  h.add_node(small);
+  o.max_ii = 4999;
+  EXPECT_THROW(plan_loop(h, o, 1 << 20, 8), Error);
+  o.max_ii = 5000;
+  EXPECT_EQ(plan_loop(h, o, 1 << 20, 8).sched.ii, 5000);
+}
+
 }  // namespace
 
 // A store's staging ring that would cost the load rings a slot (or not fit at all) becomes a

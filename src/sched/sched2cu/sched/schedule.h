@@ -21,6 +21,11 @@ struct Options {
   int max_ii_factor = 4;               // --max-ii-factor: give up above factor * MII
   int max_ring_depth = 8;              // --max-ring-depth: cap of any ring's depth
   bool tail_depth = true;              // --no-tail-depth: size rings on mean latency only
+  // --max-ii: the largest II (cycles) the scheduler works at. Its reservation tables and slot
+  // searches grow with II, and nested loops multiply it (an outer loop's II is at least its inner
+  // loop's latency): without a bound, eight nested loops asked for terabytes. 2^24 cycles is
+  // about 10 ms per iteration; the corpus' largest II is about 33,000.
+  int64_t max_ii = int64_t{1} << 24;
 };
 
 struct Schedule {

@@ -6,12 +6,9 @@
 // The emit library exists only once its dependencies (ttgir, sgraph) are built; until then the
 // subcommand is simply absent instead of breaking the whole binary.
 #if __has_include("sched2cu/emit/emit.h")
-#include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
-#include "graph_input.h"
 #include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/emit/emit.h"
@@ -38,14 +35,8 @@ sched2cu::cli::Registrar reg("emit", 30, [](CLI::App& app) {
                   "break the protocol with this mutant of `sched2cu verify --list-mutants` (for "
                   "testing the checker on a GPU; needs --no-verify to be written)");
   return std::function<int()>([args]() {
-    if (!args->out.empty() && args->out != "-") {
-      std::error_code ec;
-      if (std::filesystem::equivalent(args->graph, args->out, ec))
-        throw sched2cu::Error("emit: error: -o " + args->out +
-                              " is the input graph itself; refusing to overwrite it");
-    }
+    sched2cu::refuse_output_over_input(args->graph, args->out, "emit");
     auto g = sched2cu::sgraph::read_schedule_graph(args->graph);
-    sched2cu::cli::check_target(g, args->graph);
     sched2cu::emit::Options opts;
     opts.graph_path = args->graph;
     sched2cu::emit::Program p = sched2cu::emit::lower_program(g, opts);

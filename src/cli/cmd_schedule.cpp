@@ -76,6 +76,10 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--max-ring-depth", so.max_ring_depth, "cap of any ring's depth")
       ->capture_default_str();
+  sub->add_option("--max-ii", so.max_ii,
+                  "largest II in cycles the scheduler works at (its tables grow with II)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
+      ->capture_default_str();
   sub->add_flag("!--no-tail-depth", so.tail_depth,
                 "size rings on mean latency only (no tail-latency slack)");
   sub->add_option("--grid", a->o.grid,
@@ -86,6 +90,7 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--report", a->report, "print II, MII, optimality, stages, depths, partition");
   return std::function<int()>([a]() {
+    sched2cu::refuse_output_over_input(a->in, a->out, "schedule");
     std::string rep = schedule_anywhere(a->in, a->out, a->o);
     if (a->report) std::fputs(rep.c_str(), stdout);
     // The scheduler models ops the emitter may not lower: say so now, not at `emit`.

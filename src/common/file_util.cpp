@@ -7,11 +7,31 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "sched2cu/common/diag.h"
 
 namespace sched2cu {
+namespace {
+
+// Every file sched2cu reads (TTGIR, schedule graphs, target tables, specs, results) is text of
+// at most a few MB. The bound turns an endless or huge input (/dev/zero, a mistaken path) into
+// an error instead of std::bad_alloc after filling memory.
+constexpr size_t kMaxReadBytes = size_t{256} << 20;
+
+std::string read_bounded(std::ifstream& in, const std::filesystem::path& path) {
+  std::string out;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    out.append(buf, static_cast<size_t>(in.gcount()));
+    if (out.size() > kMaxReadBytes)
+      throw Error(path.string() + ": error: larger than " + std::to_string(kMaxReadBytes >> 20) +
+                  " MiB: not an input sched2cu reads (a device such as /dev/zero?)");
+  }
+  if (in.bad()) throw Error(path.string() + ": error: read failed");
+  return out;
+}
+
+}  // namespace
 
 std::string read_file(const std::filesystem::path& path) {
   std::error_code ec;
@@ -20,10 +40,7 @@ std::string read_file(const std::filesystem::path& path) {
     throw Error(path.string() + ": error: is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": error: cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(path.string() + ": error: read failed");
-  return ss.str();
+  return read_bounded(in, path);
 }
 
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path) {
@@ -31,9 +48,16 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
   if (std::filesystem::is_directory(path, ec)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_bounded(in, path);
+}
+
+void refuse_output_over_input(const std::filesystem::path& input, const std::string& output,
+                              const std::string& command) {
+  if (output.empty() || output == "-") return;
+  std::error_code ec;
+  if (std::filesystem::equivalent(input, output, ec))
+    throw Error(command + ": error: -o " + output + " is the input " + input.string() +
+                " itself; refusing to overwrite it");
 }
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {

@@ -199,6 +199,17 @@ int run_bench(const RunOptions& opt) {
   std::fflush(stdout);
   if (!opt.json_path.empty()) write_json(opt.json_path, bench_json(rows, gpu.device()));
   if (!opt.html_path.empty()) write_file_atomic(opt.html_path, bench_html(rows, gpu.device()));
+  // A name that is no case is a typo (unlike compare, there is no other revision it could be
+  // in): the table says so in its row, and the exit status does too.
+  std::string missing;
+  for (const auto& r : rows)
+    if (!inspect_case(opt.examples, r.name).exists)
+      missing += (missing.empty() ? "" : ", ") + r.name;
+  if (!missing.empty()) {
+    std::fprintf(stderr, "bench: error: no such case dir under %s: %s\n",
+                 opt.examples.string().c_str(), missing.c_str());
+    return 1;
+  }
   return 0;
 }
 

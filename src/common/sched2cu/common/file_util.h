@@ -9,12 +9,19 @@
 
 namespace sched2cu {
 
-// Reads the whole file; throws sched2cu::Error naming the path if it cannot.
+// Reads the whole file; throws sched2cu::Error naming the path if it cannot, or if it holds
+// more than 256 MiB (a device such as /dev/zero never ends).
 std::string read_file(const std::filesystem::path& path);
 
 // Reads the whole file, or nullopt when it cannot be opened (a missing file is an answer, not an
-// error, for the caller).
+// error, for the caller); past 256 MiB an error, as read_file.
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path);
+
+// Throws sched2cu::Error ("COMMAND: error: -o OUTPUT is the input INPUT itself ...") when
+// `output` names the same file as `input` (directly, by another path or through a link): a
+// command's -o never overwrites what it reads. "" and "-" (standard output) are never the input.
+void refuse_output_over_input(const std::filesystem::path& input, const std::string& output,
+                              const std::string& command);
 
 // Writes `content` atomically: into a temporary file of its own beside the destination (created
 // exclusively, so no existing file is consumed), renamed into place. A symlink is written through

@@ -30,10 +30,11 @@ void first_of_each(const J& j, const std::string& path, const std::string& patte
   if (!j.is_structured()) return;
   size_t i = 0;
   for (auto it = j.begin(); it != j.end(); ++it, ++i) {
-    const std::string key = j.is_object() ? it.key() : std::to_string(i);
-    const std::string pat = pattern + "/" + (j.is_object() ? it.key() : "*");
-    out.emplace(pat, path + "/" + key);
-    first_of_each(*it, path + "/" + key, pat, out);
+    std::string here = path, pat = pattern;
+    here.append("/").append(j.is_object() ? it.key() : std::to_string(i));
+    pat.append("/").append(j.is_object() ? it.key() : "*");
+    out.emplace(pat, here);
+    first_of_each(*it, here, pat, out);
   }
 }
 
@@ -59,9 +60,10 @@ TEST(EmitHostile, EveryFieldDeletedOrRetypedIsAnErrorOrEmits) {
   ASSERT_GT(fields.size(), 200u);
   const J others[] = {J(1.5), J(nullptr), J("x"), J(-1), J(2147483648LL)};
   int refused = 0, tried = 0;
-  for (const auto& [pattern, path] : fields) {
+  for (const auto& field : fields) {
+    const std::string& path = field.second;
     const J::json_pointer ptr(path);
-    auto run = [&](J doc, const std::string& how) {
+    auto run = [&](const J& doc, const std::string& how) {
       ++tried;
       try {
         refused += emit_text(doc.dump()) == Outcome::Refused;
@@ -75,12 +77,12 @@ TEST(EmitHostile, EveryFieldDeletedOrRetypedIsAnErrorOrEmits) {
       parent.erase(ptr.back());
     else
       parent.erase(static_cast<size_t>(std::stoul(ptr.back())));
-    run(std::move(deleted), "deleted");
+    run(deleted, "deleted");
     for (const J& v : others) {
       if (base[ptr] == v) continue;
       J changed = base;
       changed[ptr] = v;
-      run(std::move(changed), "set to " + v.dump());
+      run(changed, "set to " + v.dump());
     }
   }
   // Most edits are refused; some are harmless (a value name, a location) and emit.
@@ -92,7 +94,8 @@ TEST(EmitHostile, NoGraphStringInjectsCxx) {
   std::map<std::string, std::string> fields;
   first_of_each(base, "", "", fields);
   int strings = 0;
-  for (const auto& [pattern, path] : fields) {
+  for (const auto& field : fields) {
+    const std::string& path = field.second;
     const J::json_pointer ptr(path);
     if (!base[ptr].is_string()) continue;
     ++strings;

@@ -373,15 +373,18 @@ TEST(SgraphValidate, EmbeddedIrOutsideTheSupportedSetIsAProblem) {
 TEST(SgraphJson, DeeplyNestedDocumentIsAnErrorNotACrash) {
   // 50,000 nested grid operators overflowed the stack inside the JSON parser (SIGSEGV).
   std::string text = sched2cu::read_file(kFixture);
-  std::string deep = "{\"int\": 1}";
-  for (int i = 0; i < 50000; ++i) deep = "{\"add\": [" + deep + ", {\"int\": 1}]}";
-  text.replace(text.find("{\"int\": 1}"), 10, deep);
+  auto nested = [](int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += "{\"add\": [";
+    s += "{\"int\": 1}";
+    for (int i = 0; i < n; ++i) s += ", {\"int\": 1}]}";
+    return s;
+  };
+  text.replace(text.find("{\"int\": 1}"), 10, nested(50000));
   EXPECT_NE(error_of(text).find("JSON nested deeper than 512 levels"), std::string::npos);
   // Grid operators nest a few levels, never 64.
-  std::string g64 = "{\"int\": 1}";
-  for (int i = 0; i < 100; ++i) g64 = "{\"add\": [" + g64 + ", {\"int\": 1}]}";
   std::string t2 = sched2cu::read_file(kFixture);
-  t2.replace(t2.find("{\"int\": 1}"), 10, g64);
+  t2.replace(t2.find("{\"int\": 1}"), 10, nested(100));
   EXPECT_NE(error_of(t2).find("grid expression nested deeper than 64 levels"), std::string::npos)
       << error_of(t2);
 }

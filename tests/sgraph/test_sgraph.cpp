@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
@@ -364,10 +365,39 @@ TEST(SgraphValidate, NamesPrintedIntoTheCxxAreSafeThere) {
 // The embedded module is held to what `schedule` takes from a .ttgir file (a graph's IR edited to
 // target cuda:80, or to hold a loop of step 0, was emitted).
 TEST(SgraphValidate, EmbeddedIrOutsideTheSupportedSetIsAProblem) {
-  ScheduleGraph g = read_schedule_graph(kFixture);
-  for (auto& [k, a] : g.ir.attrs)
-    if (k == "ttg.target") a.text = "cuda:80";
-  EXPECT_TRUE(has_problem(g, "/ir", "target 'cuda:80' (only cuda:90, Hopper)"));
+  const ScheduleGraph base = read_schedule_graph(kFixture);
+  {
+    ScheduleGraph g = base;
+    for (auto& [k, a] : g.ir.attrs)
+      if (k == "ttg.target") a.text = "cuda:80";
+    EXPECT_TRUE(has_problem(g, "/ir", "target 'cuda:80' (only cuda:90, Hopper)"));
+  }
+  auto edit_ir = [&](const std::function<void(sched2cu::ttgir::Function&)>& edit) {
+    ScheduleGraph g = base;
+    edit(g.ir.functions[0]);
+    return g;
+  };
+  // A zero or a 2^31 - 1 extent (SIGFPE and std::bad_alloc in schedule, emitted from a graph).
+  for (int64_t extent : {int64_t{0}, (int64_t{1} << 31) - 1}) {
+    ScheduleGraph g = edit_ir([&](auto& f) {
+      for (auto& v : f.values)
+        if (v.type.shape == std::vector<int64_t>{128, 256}) v.type.shape[0] = extent;
+    });
+    EXPECT_TRUE(has_problem(g, "/ir", "every extent must be 1..2^20")) << extent;
+  }
+  // The loop's yield renamed (SIGSEGV in emit), its step made the constant 0 (an endless loop).
+  const Loop& L = base.loops[0];
+  EXPECT_TRUE(has_problem(edit_ir([&](auto& f) {
+                            for (auto& o : f.ops)
+                              if (o.name == "scf.yield") o.name = "arith.addi";
+                          }),
+                          "/ir", "whose body does not end with scf.yield"));
+  EXPECT_TRUE(has_problem(edit_ir([&](auto& f) {
+                            auto& c = f.ops[static_cast<size_t>(f.values[L.step].def_op)];
+                            for (auto& [k, a] : c.attrs)
+                              if (k == "value") a.ival = 0, a.text = "0";
+                          }),
+                          "/ir", "scf.for with the constant step 0 (must be >= 1)"));
 }
 
 TEST(SgraphJson, DeeplyNestedDocumentIsAnErrorNotACrash) {

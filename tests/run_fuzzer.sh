@@ -40,6 +40,6 @@ grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|INITED|DONE)' "$build/fuzz.log
 for f in "$build"/findings/*; do
   [ -f "$f" ] || continue
   echo "run_fuzzer.sh: finding $f ($(wc -c <"$f") bytes), first 4 KiB:" >&2
-  head -c 4096 "$f" | od -A d -c | head -n 120 >&2
+  head -c 4096 "$f" | od -A d -c | head -n 120 >&2 || true  # od ends on SIGPIPE: fine here
 done
 exit "$rc"

@@ -6,6 +6,7 @@
 #include "parser_impl.h"
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/ttgir/parser.h"
+#include "sched2cu/ttgir/verify.h"
 
 namespace sched2cu::ttgir {
 namespace detail {
@@ -143,13 +144,8 @@ Module Parser::run() {
   }
   if (!seen_module) fail(p_, "no module in the input");
   // Attribute aliases must all resolve (types refer to them by name).
-  for (const auto& [k, v] : m.aliases) {
-    try {
-      m.resolve(v);
-    } catch (const Error& e) {
-      fail(0, e.what());
-    }
-  }
+  for (const auto& [k, v] : m.aliases)
+    if (auto p = undefined_alias(m, v)) fail(0, *p);
   for (const auto& pl : pending_) {
     Function& f = m.functions[static_cast<size_t>(pl.fn)];
     Location l = resolve_loc(pl.node, pl.ir);
@@ -166,20 +162,23 @@ Module Parser::run() {
         auto& users = f.values[static_cast<size_t>(v)].users;
         if (users.empty() || users.back() != o.id) users.push_back(o.id);
       }
-    // Types must name defined layout aliases.
+    // Types and attributes must name defined aliases, at any depth (a memdesc's memory space
+    // and an op's attributes were not checked: the JSON reader then refused such a module).
     for (const Value& v : f.values) {
-      const Type* t = &v.type;
-      if (t->kind == Type::Kind::TensorDesc && !t->elem.empty()) t = &t->elem[0];
-      for (const auto& e : t->encoding) {
-        if (e.kind != Attribute::Kind::Alias) continue;
-        bool found = false;
-        for (const auto& [k, a] : m.aliases) found = found || k == e.text;
-        if (!found)
-          throw Error(v.def_op != kNoId ? f.ops[static_cast<size_t>(v.def_op)].loc.ir : v.loc.ir,
-                      "undefined attribute alias #" + e.text);
-      }
+      const SourceLoc& at =
+          v.def_op != kNoId ? f.ops[static_cast<size_t>(v.def_op)].loc.ir : v.loc.ir;
+      if (auto p = undefined_alias(m, v.type)) throw Error(at, *p);
+      for (const auto& [k, a] : v.attrs)
+        if (auto p = undefined_alias(m, a)) throw Error(v.loc.ir, *p);
     }
+    for (const Op& o : f.ops)
+      for (const auto& [k, a] : o.attrs)
+        if (auto p = undefined_alias(m, a)) throw Error(o.loc.ir, *p);
+    for (const auto& [k, a] : f.attrs)
+      if (auto p = undefined_alias(m, a)) throw Error(f.loc.ir, *p);
   }
+  for (const auto& [k, a] : m.attrs)
+    if (auto p = undefined_alias(m, a)) fail(0, *p);
   return m;
 }
 

@@ -91,28 +91,11 @@ class Verifier {
     return aliases_ok(t, what);
   }
   std::optional<std::string> aliases_ok(const Type& t, const std::string& what) const {
-    for (const auto& e : t.encoding)
-      if (auto p = alias_defined(e, what)) return p;
-    for (const auto& e : t.memory_space)
-      if (auto p = alias_defined(e, what)) return p;
-    for (const auto& e : t.elem)
-      if (auto p = aliases_ok(e, what)) return p;
+    if (auto p = undefined_alias(m_, t)) return in_fn(what + ": " + *p);
     return std::nullopt;
   }
   std::optional<std::string> alias_defined(const Attribute& a, const std::string& what) const {
-    try {
-      (void)m_.resolve(a);
-    } catch (const Error& e) {
-      return in_fn(what + ": " + e.what());
-    }
-    for (const auto& x : a.elems)
-      if (auto p = alias_defined(x, what)) return p;
-    for (const auto& x : a.params)
-      if (auto p = alias_defined(x, what)) return p;
-    for (const auto& [k, x] : a.dict)
-      if (auto p = alias_defined(x, what)) return p;
-    for (const auto& t : a.type)
-      if (auto p = aliases_ok(t, what)) return p;
+    if (auto p = undefined_alias(m_, a)) return in_fn(what + ": " + *p);
     return std::nullopt;
   }
   std::optional<std::string> attr_ok(const Attribute& a, const std::string& what) const {
@@ -206,22 +189,53 @@ class Verifier {
 
 }  // namespace
 
+std::optional<std::string> undefined_alias(const Module& m, const Attribute& a) {
+  try {
+    (void)m.resolve(a);
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+  for (const auto& x : a.elems)
+    if (auto p = undefined_alias(m, x)) return p;
+  for (const auto& x : a.params)
+    if (auto p = undefined_alias(m, x)) return p;
+  for (const auto& [k, x] : a.dict)
+    if (auto p = undefined_alias(m, x)) return p;
+  for (const auto& t : a.type)
+    if (auto p = undefined_alias(m, t)) return p;
+  return std::nullopt;
+}
+
+std::optional<std::string> undefined_alias(const Module& m, const Type& t) {
+  for (const auto& e : t.encoding)
+    if (auto p = undefined_alias(m, e)) return p;
+  for (const auto& e : t.memory_space)
+    if (auto p = undefined_alias(m, e)) return p;
+  for (const auto& e : t.elem)
+    if (auto p = undefined_alias(m, e)) return p;
+  return std::nullopt;
+}
+
 std::optional<std::string> structural_problem(const Module& m) {
-  for (const auto& [k, a] : m.aliases) try {
-      if (!(parse_attribute(a.str(), "alias #" + k) == a))
-        return "alias #" + k + ": the attribute's fields do not make the attribute its spelling '" +
-               a.str() + "' reads as";
-      (void)m.resolve(a);
+  // Attributes re-read from their spelling (aliases and module attributes), and every alias they
+  // name defined, at any depth.
+  auto reads_back = [](const Attribute& a, const std::string& what) -> std::optional<std::string> {
+    try {
+      if (parse_attribute(a.str(), what) == a) return std::nullopt;
     } catch (const Error& e) {
-      return "alias #" + k + ": " + e.what();
+      return what + ": " + e.what();
     }
-  for (const auto& [k, a] : m.attrs) try {
-      if (!(parse_attribute(a.str(), "module attribute " + k) == a))
-        return "module attribute '" + k + "': its fields do not make the attribute its spelling '" +
-               a.str() + "' reads as";
-    } catch (const Error& e) {
-      return "module attribute '" + k + "': " + e.what();
-    }
+    return what + ": the attribute's fields do not make the attribute its spelling '" + a.str() +
+           "' reads as";
+  };
+  for (const auto& [k, a] : m.aliases) {
+    if (auto p = reads_back(a, "alias #" + k)) return p;
+    if (auto p = undefined_alias(m, a)) return "alias #" + k + ": " + *p;
+  }
+  for (const auto& [k, a] : m.attrs) {
+    if (auto p = reads_back(a, "module attribute '" + k + "'")) return p;
+    if (auto p = undefined_alias(m, a)) return "module attribute '" + k + "': " + *p;
+  }
   for (const Function& f : m.functions)
     if (auto p = Verifier(m, f).run()) return p;
   return std::nullopt;

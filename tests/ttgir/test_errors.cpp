@@ -316,5 +316,17 @@ TEST(TtgirErrors, LayoutsTritonWouldNotBuildAreErrors) {
             std::string::npos);
 }
 
+// Found by the fuzzer (the JSON round trip of a parsed module failed): an undefined alias as a
+// memdesc's memory space, or in an op's attribute, was parsed; only layouts were checked.
+TEST(TtgirErrors, EveryAliasAnywhereMustBeDefined) {
+  EXPECT_EQ(error_of(kHead +
+                     "    %0 = tt.splat %x : i32 -> !ttg.memdesc<128xi32, #blocked, #nosuch> "
+                     "loc(\"k.py\":2:3)\n" +
+                     kTail),
+            "t.ttgir:4:5: error: undefined attribute alias #nosuch");
+  EXPECT_EQ(error_of(kHead + "    %0 = arith.addi %x, %x {foo = [#nosuch]} : i32\n" + kTail),
+            "t.ttgir:4:5: error: undefined attribute alias #nosuch");
+}
+
 }  // namespace
 }  // namespace sched2cu::ttgir

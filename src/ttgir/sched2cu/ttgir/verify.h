@@ -22,4 +22,10 @@ namespace sched2cu::ttgir {
 //    alias a type or attribute names is defined.
 std::optional<std::string> structural_problem(const Module& m);
 
+// "undefined attribute alias #x" (or "alias cycle at #x") for the first alias `a`, or `t`, names
+// at any depth that `m` does not define; nullopt when every one resolves. The parser checks
+// every type and attribute of a module with it too.
+std::optional<std::string> undefined_alias(const Module& m, const Attribute& a);
+std::optional<std::string> undefined_alias(const Module& m, const Type& t);
+
 }  // namespace sched2cu::ttgir

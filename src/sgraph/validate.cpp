@@ -97,30 +97,17 @@ struct Checker {
     return ok;
   }
 
-  // The value of a constant grid expression; nullopt when it reads a parameter or the SM count,
-  // or when it overflows (the launcher computes in long long).
+  // The value of a constant grid expression as the launcher computes it (sgraph::evaluate);
+  // nullopt when it reads a parameter or the SM count, divides by zero or overflows.
   static std::optional<long long> fold(const GridExpr& e) {
-    using K = GridExpr::Kind;
-    if (e.kind == K::Int) return e.value;
-    if (e.kind == K::Param || e.kind == K::NumSms || e.args.size() != 2) return std::nullopt;
-    auto a = fold(e.args[0]), b = fold(e.args[1]);
-    if (!a || !b) return std::nullopt;
-    long long r = 0;
-    switch (e.kind) {
-      case K::Add:
-        if (__builtin_add_overflow(*a, *b, &r)) return std::nullopt;
-        return r;
-      case K::Sub:
-        if (__builtin_sub_overflow(*a, *b, &r)) return std::nullopt;
-        return r;
-      case K::Mul:
-        if (__builtin_mul_overflow(*a, *b, &r)) return std::nullopt;
-        return r;
-      case K::Div:
-        return *b > 0 ? std::optional<long long>(*a / *b) : std::nullopt;
-      default:  // Cdiv
-        if (*b <= 0 || __builtin_add_overflow(*a, *b - 1, &r)) return std::nullopt;
-        return r / *b;
+    std::vector<std::string> params;
+    collect_params(e, params);
+    if (!params.empty() || uses_num_sms(e)) return std::nullopt;
+    try {
+      return evaluate(
+          e, [](const std::string&) { return 0LL; }, 0);
+    } catch (const Error&) {
+      return std::nullopt;
     }
   }
 

@@ -102,6 +102,13 @@ TEST(EmitHostile, NoGraphStringInjectsCxx) {
     for (const std::string tail : {"\n#error injected", "*/ #error injected /*", "\\"}) {
       J doc = base;
       doc[ptr] = base[ptr].get<std::string>() + tail;
+      // Names the graph states twice change together, or the edit is refused as a mismatch
+      // before it could reach the C++: the kernel's (and its IR function's), a parameter's (and
+      // its IR value's).
+      if (path == "/kernel/name") doc["ir"]["functions"][0]["name"] = doc[ptr];
+      if (path == "/kernel/params/0/name")
+        doc["ir"]["functions"][0]["values"][base["kernel"]["params"][0]["value"].get<size_t>()]
+           ["name"] = doc[ptr];
       std::string cu;
       if (emit_text(doc.dump(), &cu) == Outcome::Refused) continue;
       // Emitted: the string was left out, reduced to an identifier or printed in a `//` comment

@@ -9,6 +9,9 @@
 #include "sched2cu/sgraph/validate.h"
 
 namespace sched2cu::emit {
+namespace {
+constexpr int kMaxStages = 64;
+}  // namespace
 
 Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts) {
   sgraph::validate(g, opts.graph_path);
@@ -19,6 +22,15 @@ Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts) {
   check_coverage(g.ir, g.kernel.name);
   const ttgir::Function& f = g.ir.function(g.kernel.name);
   Ctx c(g, g.ir, f);
+  // The expander writes a prologue and a drain copy per stage, so its work and its output grow
+  // with stages x nodes: a graph of a million stages (every cycle shifted by 2^30) never
+  // finished. No pipeline of the corpus has more than a few; 64 is far past what registers hold.
+  for (const auto& L : g.loops)
+    if (L.stages > kMaxStages)
+      c.fail(L.op, "a schedule of " + std::to_string(L.stages) +
+                       " stages; the emitter expands at "
+                       "most " +
+                       std::to_string(kMaxStages));
   const std::string kname = g.kernel.name;
   plan_descriptors(c);
   plan_smem(c);

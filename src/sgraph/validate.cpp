@@ -147,8 +147,14 @@ struct Checker {
     if (t.regs_per_sm <= 0) bad("/target/regs_per_sm", "must be positive");
     const Launch& l = g.launch;
     if (l.warpgroups < 1) bad("/launch/warpgroups", "must be at least 1");
-    if (t.max_threads_per_block > 0 && l.warpgroups * 128 > t.max_threads_per_block)
+    if (t.max_threads_per_block > 0 && 128LL * l.warpgroups > t.max_threads_per_block)
       bad("/launch/warpgroups", "more threads than the target allows");
+    // A block has at most 1024 threads, 8 warpgroups, whatever the graph's target claims (2^31
+    // warpgroups allocated 8 GB here, and 128 * warpgroups overflowed past the check above).
+    if (l.warpgroups > 8) {
+      bad("/launch/warpgroups", "more than 8 warpgroups (1024 threads) per block");
+      return;
+    }
     std::vector<int> owner(static_cast<size_t>(std::max(l.warpgroups, 0)), -1);
     long long regs = 0;
     for (size_t i = 0; i < l.roles.size(); ++i) {
@@ -307,6 +313,7 @@ struct Checker {
       return;
     }
     if (L.ii < L.res_mii || L.ii < L.rec_mii) bad(p + "/ii", "II below the minimum II");
+    if (L.res_mii < 0 || L.rec_mii < 0) bad(p + "/res_mii", "ResMII and RecMII are never negative");
     int n = static_cast<int>(L.nodes.size());
     int max_stage = -1;
     std::set<int> node_ops;

@@ -5,6 +5,7 @@
 // (tests/sgraph/fuzz_graph.cpp) explores further; this is the exhaustive pass over field kinds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -142,6 +143,32 @@ TEST(EmitHostile, TargetClaimsBeyondTheTableAreRefused) {
   } catch (const sched2cu::Error& e) {
     EXPECT_NE(std::string(e.what()).find("claims 427000 B of shared memory per block; the target "
                                          "table has 232448"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Found by mutation: every cycle of case1's loop shifted by 2^30 is a valid schedule of a million
+// stages, and the expander, whose prologue and drain grow with stages x nodes, never finished.
+TEST(EmitHostile, SchedulesOfTooManyStagesAreRefused) {
+  auto g = sched2cu::sgraph::read_schedule_graph(kGraph);
+  auto& L = g.loops.at(0);
+  auto shifted = [&](int shift) {
+    auto h = g;
+    auto& hl = h.loops.at(0);
+    for (auto& n : hl.nodes) {
+      n.cycle += shift;
+      n.stage = n.cycle / hl.ii;
+      hl.stages = std::max(hl.stages, n.stage + 1);
+    }
+    return h;
+  };
+  EXPECT_EQ(emit_text(sched2cu::sgraph::to_json_text(shifted(L.ii * 8))), Outcome::Emitted);
+  try {
+    (void)sched2cu::emit::emit_cuda(shifted(1 << 30), {});
+    ADD_FAILURE() << "emitted";
+  } catch (const sched2cu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("stages; the emitter expands at most 64"),
               std::string::npos)
         << e.what();
   }

@@ -364,6 +364,17 @@ TEST(SgraphValidate, NamesPrintedIntoTheCxxAreSafeThere) {
 
 // The embedded module is held to what `schedule` takes from a .ttgir file (a graph's IR edited to
 // target cuda:80, or to hold a loop of step 0, was emitted).
+// Found by mutation: 2^31 - 1 warpgroups made the validator allocate 8 GB (a timeout), and a
+// negative MII was printed into the kernel's header comment.
+TEST(SgraphValidate, LaunchSizesAndMiiAreBounded) {
+  ScheduleGraph g = read_schedule_graph(kFixture);
+  g.launch.warpgroups = 2147483647;
+  EXPECT_TRUE(has_problem(g, "/launch/warpgroups", "more than 8 warpgroups"));
+  g = read_schedule_graph(kFixture);
+  g.loops[0].rec_mii = -1;
+  EXPECT_TRUE(has_problem(g, "/loops/0/res_mii", "never negative"));
+}
+
 TEST(SgraphValidate, EmbeddedIrOutsideTheSupportedSetIsAProblem) {
   const ScheduleGraph base = read_schedule_graph(kFixture);
   {

@@ -502,6 +502,26 @@ Attribute Parser::attribute(bool allow_type_suffix) {
     return a;
   }
   if (!peek_ident_start()) fail(off, "expected an attribute, found " + describe_next());
+  // `fastmath<fast>`: a dialect attribute printed without its '#dialect.' prefix, which an op's
+  // custom form reads for any word followed by '<' (parse_ops.cpp); read the same way here, so
+  // that Attribute::str() of one reads back as itself whatever the word (`f8E4M3FN<fast>` was
+  // read as a type followed by stray text, found by the fuzzer).
+  {
+    const size_t save = p_;
+    const std::string w = ident();
+    if (peek_raw() == '<' && w != "dense" && w != "array" && w != "tensor") {
+      ++p_;
+      a.kind = Attribute::Kind::Dialect;
+      a.text = w;
+      if (!eat('>')) {
+        do a.params.push_back(attribute());
+        while (eat(','));
+        expect('>', "closing " + w + "<");
+      }
+      return a;
+    }
+    p_ = save;
+  }
   if (eat_word("true") || eat_word("false")) {
     a.kind = Attribute::Kind::Bool;
     a.ival = s_[off] == 't';
@@ -582,19 +602,6 @@ Attribute Parser::attribute(bool allow_type_suffix) {
   if (is_type) {
     a.kind = Attribute::Kind::TypeAttr;
     a.type.push_back(scalar_or_fail(w, off));
-    return a;
-  }
-  // `fastmath<fast>`: a dialect attribute printed without its '#dialect.' prefix inside an op's
-  // custom form; read the same way here, so that Attribute::str() of one reads back as itself.
-  if (peek_raw() == '<') {
-    ++p_;
-    a.kind = Attribute::Kind::Dialect;
-    a.text = w;
-    if (!eat('>')) {
-      do a.params.push_back(attribute());
-      while (eat(','));
-      expect('>', "closing " + w + "<");
-    }
     return a;
   }
   a.kind = Attribute::Kind::Keyword;

@@ -350,7 +350,7 @@ void Parser::custom_op(Function& f, OpId id, size_t start) {
         at(f, id).attrs.emplace_back(w, attribute());
         continue;
       }
-      if (peek_raw() == '<' && w != "dense" && w != "array") {  // e.g. fastmath<fast>
+      if (peek_raw() == '<' && w != "dense" && w != "array" && w != "tensor") {  // fastmath<fast>
         Attribute a;
         a.kind = Attribute::Kind::Dialect;
         a.text = w;

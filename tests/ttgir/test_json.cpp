@@ -49,6 +49,22 @@ TEST(TtgirJsonErrors, TypeJsonHasReadableSpelling) {
   EXPECT_EQ(type_from_json(t), f.value(f.args[0]).type);
 }
 
+// Found by the fuzzer: an op's custom form reads any word followed by '<' as a prefix-less
+// dialect attribute (`fastmath<fast>`), but the attribute reader took `f8E4M3FN<fast>` for a
+// type followed by stray text, so the parsed module did not survive its JSON round trip.
+TEST(TtgirJson, PrefixLessDialectAttributesRoundTrip) {
+  const std::string text =
+      "module attributes {\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:90\"} {\n"
+      "  tt.func public @k(%x: f32) {\n"
+      "    %0 = arith.addf %x, %x f8E4M3FN<fast> : f32\n"
+      "    %1 = arith.addf %x, %x true<x> : f32\n"
+      "    tt.return\n  }\n}\n";
+  const Module m = parse_module(text, "t.ttgir");
+  EXPECT_TRUE(module_from_json(nlohmann::json::parse(to_json(m).dump())) == m);
+  EXPECT_EQ(parse_attribute("f8E4M3FN<fast>", "t").kind, Attribute::Kind::Dialect);
+  EXPECT_EQ(parse_attribute("f8E4M3FN", "t").kind, Attribute::Kind::TypeAttr);
+}
+
 std::string json_error(const nlohmann::json& j) {
   try {
     (void)module_from_json(j);

@@ -102,18 +102,17 @@ std::vector<Stmt> Expander::instantiate(std::vector<Stmt> body, const SInst& si,
   // Waits for stores of an iteration this instance does not have: the first iteration has no
   // previous one, the last no next one (what the protocol checker proves they are not needed).
   const bool first = si.sec == 0 && si.step - s == 0, last = si.sec == 2 && s - si.step == 1;
-  if (first || last)
-    for_each_stmt(body, [&](Stmt& st) {
-      for (auto* v : {&st.body, &st.else_body})
-        std::erase_if(*v, [&](const Stmt& x) {
-          return x.kind == Stmt::Kind::BulkWait && x.loop == li_ &&
-                 ((first && x.iter_dep < 0) || (last && x.iter_dep > 0));
-        });
-    });
-  std::erase_if(body, [&](const Stmt& x) {
-    return (first || last) && x.kind == Stmt::Kind::BulkWait && x.loop == li_ &&
+  auto needless = [&](const Stmt& x) {
+    return x.kind == Stmt::Kind::BulkWait && x.loop == li_ &&
            ((first && x.iter_dep < 0) || (last && x.iter_dep > 0));
-  });
+  };
+  if (first || last) {
+    std::erase_if(body, needless);
+    for_each_stmt(body, [&](Stmt& st) {
+      std::erase_if(st.body, needless);
+      std::erase_if(st.else_body, needless);
+    });
+  }
   return body;
 }
 

@@ -176,7 +176,8 @@ std::string bench_note(const Table& table) {
       "= it failed at those check-only shapes (checked, never timed).\n"
       "triton = the case's kernel.py compiled by Triton with its DUMP config, on the generated\n"
       "kernel's grid; (stages N) = it ran with N pipeline stages, fewer than DUMP's, to fit in\n"
-      "shared memory.\n";
+      "shared memory; (N/SM) = kernel.py strides by tl.num_programs, so its grid is free: it\n"
+      "ran with N programs per SM, the fastest of 1, 2, 4, 8, 16 timed briefly at that shape.\n";
   if (table.header.size() > 10)
     out +=
         "copy = a device-to-device cudaMemcpyAsync moving the bytes the case's metric counts,\n"

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -372,6 +373,7 @@ json run_measurement(const MeasureRequest& req) {
       std::function<int()> gen_fn, hw_fn, vendor_fn, triton_fn;
       std::unique_ptr<DeviceBuffers> tout;
       std::unique_ptr<TritonLaunch> tlaunch;
+      int triton_per_sm = 0;  // the programs per SM chosen for a free grid, else 0
       if (gen) {
         gout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
         gen_fn = launcher(*gen, *gout, "generated");
@@ -389,7 +391,16 @@ json run_measurement(const MeasureRequest& req) {
           sp::ArgList args;
           spec_call(spec->kernel_args(s, in.data(), tout->data(), args), "Triton args");
           if (args.n >= sp::kMaxArgs) throw Error("too many kernel arguments");
-          tlaunch = std::make_unique<TritonLaunch>(*triton, *tplan, args.a, args.n, dev.sm_count);
+          TritonPlan plan = *tplan;
+          if (timing && timed_shape && triton_grid_is_free(plan)) {
+            b::BenchOptions brief = bo;
+            brief.warmup_ms = std::min(bo.warmup_ms, 5.0);
+            brief.rep_ms = std::min(bo.rep_ms, 20.0);
+            plan.ctas_per_sm =
+                fastest_triton_ctas_per_sm(*triton, plan, args.a, args.n, dev.sm_count, brief);
+            triton_per_sm = plan.ctas_per_sm;
+          }
+          tlaunch = std::make_unique<TritonLaunch>(*triton, plan, args.a, args.n, dev.sm_count);
           triton_fn = [t = tlaunch.get(), label] {
             const int rc = t->launch();
             if (rc != 0)
@@ -474,6 +485,7 @@ json run_measurement(const MeasureRequest& req) {
                  {"hw_ok", hw ? hw_ok : true},
                  {"vendor_ok", vendor_ok},
                  {"triton_ok", tout ? triton_ok : true},
+                 {"triton_ctas_per_sm", tout ? triton_per_sm : 0},
                  {"timed", timed_shape}};
       progress(req,
                label + (gen ? (ok ? ": generated correct" : ": generated FAILS its check") : "") +

@@ -105,6 +105,7 @@ Measurement parse_measurement(const json& j) {
     r.hw_ok = s.value("hw_ok", true);
     r.vendor_ok = s.value("vendor_ok", true);
     r.triton_ok = s.value("triton_ok", true);
+    r.triton_ctas_per_sm = s.value("triton_ctas_per_sm", 0);
     r.timed = s.value("timed", true);
     r.gen = timing(s, "gen");
     r.hw = timing(s, "hw");
@@ -254,7 +255,11 @@ std::string bench_cell(const Measurement& m, const std::string& kind) {
       continue;
     }
     any = true;
-    parts.push_back(format_throughput(t->throughput, s.unit) + (ok ? "" : " FAIL"));
+    std::string cell = format_throughput(t->throughput, s.unit) + (ok ? "" : " FAIL");
+    // Triton on a free grid ran with the programs per SM that were fastest: say how many.
+    if (kind == "triton" && s.triton_ctas_per_sm > 0)
+      cell += " (" + std::to_string(s.triton_ctas_per_sm) + "/SM)";
+    parts.push_back(cell);
   }
   if (!failed_checks.empty()) {
     if (!any) parts.clear();

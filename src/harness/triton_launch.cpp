@@ -3,6 +3,9 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <memory>
+
 #include "sched2cu/bench/cuda_check.h"
 #include "sched2cu/common/diag.h"
 
@@ -121,6 +124,48 @@ TritonLaunch::TritonLaunch(const bench::TritonModule& module, const TritonPlan& 
     throw;
   }
   params_.set_scratch(global_scratch_, profile_scratch_);
+}
+
+bool triton_grid_is_free(const TritonPlan& plan) {
+  for (const auto& g : plan.grid)
+    if (sgraph::uses_num_sms(g)) return true;
+  return false;
+}
+
+int fastest_triton_ctas_per_sm(const bench::TritonModule& module, const TritonPlan& plan,
+                               const sched2cu_arg* args, int nargs, int sm_count,
+                               const bench::BenchOptions& brief) {
+  if (!triton_grid_is_free(plan)) return plan.ctas_per_sm;
+  // One SM of sm_90: 2048 threads, 228 KB of shared memory of which each block reserves 1 KB.
+  constexpr long long kThreadsPerSm = 2048, kSmemPerSm = 233472, kSmemPerBlockReserved = 1024;
+  const bench::TritonKernelInfo& k = module.info();
+  const long long threads = 32LL * std::max(1, k.num_warps);
+  std::vector<int> candidates;
+  for (int m : {1, 2, 4, 8, 16, plan.ctas_per_sm}) {
+    const bool fits = m * threads <= kThreadsPerSm &&
+                      m * (std::max(0LL, k.shared) + kSmemPerBlockReserved) <= kSmemPerSm;
+    if ((fits || m == plan.ctas_per_sm) &&
+        std::find(candidates.begin(), candidates.end(), m) == candidates.end())
+      candidates.push_back(m);
+  }
+  if (candidates.size() == 1) return candidates[0];
+  std::vector<std::unique_ptr<TritonLaunch>> launches;
+  std::vector<bench::LaunchFn> fns;
+  for (int m : candidates) {
+    TritonPlan p = plan;
+    p.ctas_per_sm = m;
+    launches.push_back(std::make_unique<TritonLaunch>(module, p, args, nargs, sm_count));
+    fns.emplace_back([t = launches.back().get()] { return t->launch(); });
+    if (const int rc = fns.back()(); rc != 0)
+      throw Error("Triton launch with " + std::to_string(m) + " programs per SM returned " +
+                  bench::TritonModule::error_name(rc));
+  }
+  bench::check_cuda(cudaDeviceSynchronize(), "Triton's kernel, choosing its programs per SM");
+  const std::vector<bench::TimingStats> t = bench::do_bench_interleaved(fns, brief);
+  size_t best = 0;
+  for (size_t i = 1; i < t.size(); ++i)
+    if (t[i].median_ms < t[best].median_ms) best = i;
+  return candidates[best];
 }
 
 TritonLaunch::~TritonLaunch() {

@@ -180,6 +180,16 @@ TEST(TritonPlan, TheGeneratedKernelsGridFromTheScheduleGraph) {
   p = triton_plan_from_json(triton_plan(c6, graph_launch("case6_layernorm")));
   EXPECT_EQ(p.ctas_per_sm, 2);
   EXPECT_EQ(triton_grid(p, a, 6, 132), (std::array<long long, 3>{264, 1, 1}));
+  // case6 strides by tl.num_programs: its grid is free, so Triton may run another count per
+  // SM. case1's tile grid and case2's literal 132 (a NUM_SMS constexpr stride) are not.
+  EXPECT_TRUE(triton_grid_is_free(p));
+  EXPECT_FALSE(triton_grid_is_free(
+      triton_plan_from_json(triton_plan(case1_compiled(), graph_launch("case1_simple_gemm")))));
+  json c2 = case1_compiled();
+  EXPECT_FALSE(triton_grid_is_free(
+      triton_plan_from_json(triton_plan(c2, graph_launch("case2_persistent_gemm")))));
+  p.ctas_per_sm = 16;
+  EXPECT_EQ(triton_grid(p, a, 6, 132), (std::array<long long, 3>{2112, 1, 1}));
 }
 
 TEST(TritonPlan, GridParametersMustBeIntegerParametersOfTheSignature) {
@@ -371,6 +381,11 @@ TEST(TritonCells, FiguresStagesAndFailures) {
   json j = child_result(true);
   j["triton"]["num_stages"] = 4;  // ran as DUMP declares: nothing to say
   EXPECT_EQ(bench_cell(parse_measurement(j), "triton"), "500 TFLOPS, 620 TFLOPS");
+  j = child_result(true);
+  j["shapes"][0]["triton_ctas_per_sm"] = 16;  // a free grid: the count per SM it ran with
+  j["shapes"][1]["triton_ctas_per_sm"] = 8;
+  EXPECT_EQ(bench_cell(parse_measurement(j), "triton"),
+            "500 TFLOPS (16/SM), 620 TFLOPS (8/SM) (stages 3)");
   j = child_result(true);
   j["has_triton"] = false;  // no kernel.py, or not asked for
   EXPECT_EQ(bench_cell(parse_measurement(j), "triton"), "-");

@@ -26,6 +26,7 @@ struct ShapeResult {
   bool ok = false;    // generated vs reference and vs hand-written, every output, no NaN
   bool hw_ok = true;  // hand-written vs reference (informational)
   bool vendor_ok = true;
+  int triton_ctas_per_sm = 0;  // programs per SM Triton ran with on a free grid (0: the plan's)
   bool triton_ok = true;  // Triton's compile of kernel.py vs reference, every output, no NaN
   bool timed = true;      // false: a check-only shape (BenchSpec::check_only), never timed
   std::optional<KernelTiming> gen, hw, vendor;

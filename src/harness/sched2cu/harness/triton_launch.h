@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sched2cu/abi.h"
+#include "sched2cu/bench/timing.h"
 #include "sched2cu/bench/triton_module.h"
 #include "sched2cu/sgraph/grid_expr.h"
 
@@ -38,6 +39,21 @@ TritonPlan triton_plan_from_json(const nlohmann::json& j);
 // means no programs (the launch does nothing, like the generated launcher's).
 std::array<long long, 3> triton_grid(const TritonPlan& plan, const sched2cu_arg* args, int nargs,
                                      int sm_count);
+
+// Whether Triton's program count is free: the grid has a num_sms term, which the scheduler
+// derives only from a kernel that strides by tl.num_programs, so any program count computes the
+// same result (a kernel striding by a constexpr NUM_SMS gets a literal grid instead).
+bool triton_grid_is_free(const TritonPlan& plan);
+
+// The programs per SM (num_sms = that many x sm_count) at which Triton's kernel runs fastest at
+// this shape: 1, 2, 4, 8, 16 and the plan's own ctas_per_sm, those whose blocks fit on one SM
+// together (threads and shared memory), each launched once and then timed side by side with
+// `brief`. Triton's launcher leaves the grid to the user, and the generated kernel's occupancy
+// is no reason to hold Triton's kernel to it. Returns plan.ctas_per_sm when the grid is not
+// free. Throws what a launch throws.
+int fastest_triton_ctas_per_sm(const bench::TritonModule& module, const TritonPlan& plan,
+                               const sched2cu_arg* args, int nargs, int sm_count,
+                               const bench::BenchOptions& brief);
 
 // One shape's Triton launch: the parameters packed once, the grid, and the global (and
 // profile) scratch Triton's kernel writes its device-side tensor descriptors to (size per program

@@ -208,7 +208,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long arg_K = args[5].i;
   if (arg_K < -2147483648LL || arg_K > 2147483647LL) return cudaErrorInvalidValue;
   cudaError_t e = cudaSuccess;
-  const long long grid_x = 132LL;
+  const long long grid_x = sched2cu_host_min(132LL, sched2cu_host_mul(((arg_M + 128LL - 1) / 128LL), ((arg_N + 256LL - 1) / 256LL)));
   const long long grid_y = 1LL;
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs

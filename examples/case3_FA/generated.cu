@@ -449,15 +449,15 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   if (arg_N_CTX < -2147483648LL || arg_N_CTX > 2147483647LL) return cudaErrorInvalidValue;
   cudaError_t e = cudaSuccess;
   const long long grid_x = ((arg_N_CTX + 128LL - 1) / 128LL);
-  const long long grid_y = (arg_H * arg_Z);
+  const long long grid_y = sched2cu_host_mul(arg_H, arg_Z);
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
   if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return cudaErrorInvalidValue;
-  const bool outputs_empty = (((arg_Z * arg_H) * arg_N_CTX) == 0 || (128) == 0) && (((arg_Z * arg_H) * arg_N_CTX) == 0);  // a launch is skipped only when every output is empty
+  const bool outputs_empty = (sched2cu_host_mul(sched2cu_host_mul(arg_Z, arg_H), arg_N_CTX) == 0 || (128) == 0) && (sched2cu_host_mul(sched2cu_host_mul(arg_Z, arg_H), arg_N_CTX) == 0);  // a launch is skipped only when every output is empty
   CUtensorMap map_q_desc_21;  // op 12 tt.make_tensor_descriptor
   {
     if (arg_Q == nullptr || reinterpret_cast<uintptr_t>(arg_Q) % 16 != 0) return cudaErrorInvalidValue;
-    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(sched2cu_host_mul(sched2cu_host_mul(arg_Z, arg_H), arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
     for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
@@ -470,7 +470,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   CUtensorMap map_k_desc_22;  // op 13 tt.make_tensor_descriptor
   {
     if (arg_K == nullptr || reinterpret_cast<uintptr_t>(arg_K) % 16 != 0) return cudaErrorInvalidValue;
-    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(sched2cu_host_mul(sched2cu_host_mul(arg_Z, arg_H), arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
     for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
@@ -483,7 +483,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   CUtensorMap map_v_desc_23;  // op 14 tt.make_tensor_descriptor
   {
     if (arg_V == nullptr || reinterpret_cast<uintptr_t>(arg_V) % 16 != 0) return cudaErrorInvalidValue;
-    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(sched2cu_host_mul(sched2cu_host_mul(arg_Z, arg_H), arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
     for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
@@ -496,7 +496,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   CUtensorMap map_o_desc_24;  // op 15 tt.make_tensor_descriptor
   {
     if (arg_O == nullptr || reinterpret_cast<uintptr_t>(arg_O) % 16 != 0) return cudaErrorInvalidValue;
-    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    const long long ext[2] = {static_cast<long long>((128)), static_cast<long long>(sched2cu_host_mul(sched2cu_host_mul(arg_Z, arg_H), arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
     for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
@@ -509,7 +509,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   CUtensorMap map_m_desc_25;  // op 16 tt.make_tensor_descriptor
   {
     if (arg_M == nullptr || reinterpret_cast<uintptr_t>(arg_M) % 16 != 0) return cudaErrorInvalidValue;
-    const long long ext[1] = {static_cast<long long>(((arg_Z * arg_H) * arg_N_CTX))};
+    const long long ext[1] = {static_cast<long long>(sched2cu_host_mul(sched2cu_host_mul(arg_Z, arg_H), arg_N_CTX))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
     for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[1];

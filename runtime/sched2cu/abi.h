@@ -25,3 +25,19 @@ int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t stream);
 // Returns SCHED2CU_ABI_VERSION of the header the module was compiled with.
 int sched2cu_abi_version(void);
 }
+
+#ifdef __cplusplus
+// Host arithmetic of the generated launchers (every product of a grid expression, sgraph::to_cxx,
+// and of a tensor descriptor's shape or stride, emit's host_expr, goes through it): the ABI's
+// integers are range-checked to their Triton types, but a product of three i32 arguments still
+// overflows long long. An overflowing product saturates towards its sign, so that the launcher's
+// extent check (cudaErrorInvalidValue) or the descriptor encode refuses it instead of launching a
+// wrapped grid or map. Not part of the ABI: nothing calls it across a module.
+static inline long long sched2cu_host_mul(long long a, long long b) {
+  long long r = 0;
+  if (__builtin_mul_overflow(a, b, &r))
+    return (a < 0) != (b < 0) ? (-0x7fffffffffffffffLL - 1) : 0x7fffffffffffffffLL;
+  return r;
+}
+static inline long long sched2cu_host_min(long long a, long long b) { return a < b ? a : b; }
+#endif

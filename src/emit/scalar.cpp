@@ -183,7 +183,10 @@ std::string host_expr(const Ctx& c, int value, int user_op) {
   if (n == "arith.constant") return std::string("(") + const_literal(c, d->id) + ")";
   if (n == "arith.extsi" || n == "arith.extui" || n == "arith.index_cast" || n == "arith.trunci")
     return sub(0);
-  if (n == "arith.addi" || n == "arith.subi" || n == "arith.muli" || n == "arith.divsi")
+  // A product of three i32 arguments overflows long long: it saturates (sched2cu/abi.h), and
+  // the descriptor encode or the extent check refuses it.
+  if (n == "arith.muli") return "sched2cu_host_mul(" + sub(0) + ", " + sub(1) + ")";
+  if (n == "arith.addi" || n == "arith.subi" || n == "arith.divsi")
     return std::string("(") + sub(0) + " " + binops().at(n) + " " + sub(1) + ")";
   c.fail(user_op, "operand %" + v.name + " (" + n +
                       ") must be computable on the host from kernel arguments");

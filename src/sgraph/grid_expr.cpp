@@ -51,6 +51,8 @@ const char* grid_op_name(GridExpr::Kind k) {
       return "div";
     case GridExpr::Kind::Cdiv:
       return "cdiv";
+    case GridExpr::Kind::Min:
+      return "min";
     default:
       return "";
   }
@@ -88,7 +90,9 @@ std::string text(const GridExpr& e, int outer, bool right) {
     case K::NumSms:
       return "num_sms";
     case K::Cdiv:
-      return "cdiv(" + text(e.args[0], 0, false) + ", " + text(e.args[1], 0, false) + ")";
+    case K::Min:
+      return std::string(grid_op_name(e.kind)) + "(" + text(e.args[0], 0, false) + ", " +
+             text(e.args[1], 0, false) + ")";
     default: {
       const int p = precedence(e.kind);
       std::string s = text(e.args[0], p, false) + symbol(e.kind) + text(e.args[1], p, true);
@@ -142,7 +146,7 @@ struct Parser {
   }
   GridExpr atom() {
     skip();
-    if (i >= s.size()) fail("expected a number, a parameter, num_sms, cdiv(...) or '('");
+    if (i >= s.size()) fail("expected a number, a parameter, num_sms, cdiv(...), min(...) or '('");
     if (eat('(')) {
       GridExpr e = expr();
       if (!eat(')')) fail("expected ')'");
@@ -162,13 +166,13 @@ struct Parser {
       while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
       std::string id = s.substr(start, i - start);
       if (id == "num_sms") return GridExpr::num_sms();
-      if (id == "cdiv") {
-        if (!eat('(')) fail("expected '(' after cdiv");
+      if (id == "cdiv" || id == "min") {
+        if (!eat('(')) fail("expected '(' after " + id);
         GridExpr a = expr();
-        if (!eat(',')) fail("expected ',' in cdiv(a, b)");
+        if (!eat(',')) fail("expected ',' in " + id + "(a, b)");
         GridExpr b = expr();
         if (!eat(')')) fail("expected ')'");
-        return GridExpr::binary(GridExpr::Kind::Cdiv, a, b);
+        return GridExpr::binary(id == "min" ? GridExpr::Kind::Min : GridExpr::Kind::Cdiv, a, b);
       }
       return GridExpr::parameter(id);
     }
@@ -200,6 +204,10 @@ std::string to_cxx(const GridExpr& e, const std::string& param_prefix, const std
       return "static_cast<long long>(" + num_sms + ")";
     case K::Cdiv:
       return "((" + sub(0) + " + " + sub(1) + " - 1) / " + sub(1) + ")";
+    case K::Mul:  // saturating: the only operator that can overflow long long here
+      return "sched2cu_host_mul(" + sub(0) + ", " + sub(1) + ")";
+    case K::Min:
+      return "sched2cu_host_min(" + sub(0) + ", " + sub(1) + ")";
     default:
       return "(" + sub(0) + symbol(e.kind) + sub(1) + ")";
   }
@@ -231,6 +239,9 @@ long long evaluate(const GridExpr& e, const std::function<long long(const std::s
       break;
     case K::Mul:
       overflow = __builtin_mul_overflow(a, b, &r);
+      break;
+    case K::Min:
+      r = a < b ? a : b;
       break;
     default:  // Div, Cdiv
       if (b == 0) throw Error("grid expression " + to_text(e) + ": division by zero");

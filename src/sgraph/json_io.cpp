@@ -281,7 +281,7 @@ GridExpr grid_from(const Cur& c, int depth = 0) {
   if (depth > kMaxGridDepth)
     c.fail("grid expression nested deeper than " + std::to_string(kMaxGridDepth) + " levels");
   if (!c.j.is_object() || c.j.size() != 1)
-    c.fail("expected an object with one key: int, param, num_sms, add, sub, mul, div or cdiv");
+    c.fail("expected an object with one key: int, param, num_sms, add, sub, mul, div, cdiv or min");
   const std::string key = c.j.begin().key();
   Cur v = c.at(key.c_str());
   if (key == "int") return GridExpr::integer(v.ll());
@@ -291,7 +291,7 @@ GridExpr grid_from(const Cur& c, int depth = 0) {
     return GridExpr::num_sms();
   }
   for (auto k : {GridExpr::Kind::Add, GridExpr::Kind::Sub, GridExpr::Kind::Mul, GridExpr::Kind::Div,
-                 GridExpr::Kind::Cdiv})
+                 GridExpr::Kind::Cdiv, GridExpr::Kind::Min})
     if (key == grid_op_name(k)) {
       if (v.size() != 2) v.fail("an operator takes exactly two operands");
       return GridExpr::binary(k, grid_from(v.at(size_t{0}), depth + 1),

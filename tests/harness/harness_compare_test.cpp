@@ -407,7 +407,8 @@ TEST_F(Repo, BenchMarkdownGolden) {
       "= it failed at those check-only shapes (checked, never timed).\n"
       "triton = the case's kernel.py compiled by Triton with its DUMP config, on the generated\n"
       "kernel's grid; (stages N) = it ran with N pipeline stages, fewer than DUMP's, to fit in\n"
-      "shared memory.\n"
+      "shared memory; (N/SM) = kernel.py strides by tl.num_programs, so its grid is free: it\n"
+      "ran with N programs per SM, the fastest of 1, 2, 4, 8, 16 timed briefly at that shape.\n"
       "copy = a device-to-device cudaMemcpyAsync moving the bytes the case's metric counts,\n"
       "timed with the kernels (the bandwidth roofline); gen/copy = copy time / kernel time.\n";
   EXPECT_EQ(render_bench(rows, TableFormat::Markdown), want);

@@ -161,8 +161,9 @@ TEST(Kernel, EpilogueStagingIsASubtileRingWhenTheTileDoesNotFit) {
 
 // case2's tile loop stores each 128x256 tile from inside the loop, after the K loop's 4-deep A+B
 // ring took 192 KiB: its staging becomes a 2-slot ring of [128, 64] subtiles of the tile loop
-// (the whole tile, 64 KiB, fits at no depth). The loop `range(pid, num_tiles, 132)` needs exactly
-// 132 programs, and a 1-D grid is not rasterized.
+// (the whole tile, 64 KiB, fits at no depth). The loop `range(pid, num_tiles, 132)` needs 132
+// programs, or num_tiles where that is fewer (nothing outside the loop writes memory, so a program
+// past num_tiles would do nothing), and a 1-D grid is not rasterized.
 TEST(Kernel, PersistentTileLoopStagesItsStoreInSubtilesAndRunsStepPrograms) {
   InRepo here;
   auto t = target();
@@ -182,7 +183,7 @@ TEST(Kernel, PersistentTileLoopStagesItsStoreInSubtilesAndRunsStepPrograms) {
   EXPECT_EQ(ks.graph.loops[0].rings.at(static_cast<size_t>(st->ring)).depth, 2);
   EXPECT_LE(ks.plans[0].ring_bytes + ks.plans[1].ring_bytes + 1024, t.budgets.smem_bytes_per_block);
   ASSERT_EQ(ks.graph.launch.grid.size(), 3u);
-  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "132");
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "min(132, cdiv(M, 128) * cdiv(N, 256))");
   EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[1]), "1");
   EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[2]), "1");
   EXPECT_EQ(ks.graph.launch.raster_group, 0);
@@ -308,6 +309,22 @@ TEST(Kernel, GridAxesAreExpressionsOfKernelParameters) {
   EXPECT_EQ(sgraph::to_text(gemm.graph.launch.grid[0]), "cdiv(M, 128)");
   EXPECT_EQ(sgraph::to_text(gemm.graph.launch.grid[1]), "cdiv(N, 256)");
   EXPECT_GT(gemm.graph.launch.raster_group, 0);
+}
+
+// The persistent grid is clamped to the loop's bound only when every program past it would do
+// nothing: a store before case2's tile loop runs in every program, so all 132 are launched.
+TEST(Kernel, PersistentGridKeepsItsStepWhenAStoreIsOutsideTheLoop) {
+  InRepo here;
+  auto t = target();
+  std::string text = read_file("examples/case2_persistent_gemm/pre_modulo.ttgir");
+  const std::string loop = "    scf.for %tile_id = %start_pid to %num_tiles step %c132_i32";
+  const size_t at = text.find(loop);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at,
+              "    %flag = arith.constant 1.000000e+00 : f16\n"
+              "    tt.store %c_ptr, %flag : !tt.ptr<f16>\n");
+  auto ks = sched::schedule_kernel(ttgir::parse_module(text, "flag.ttgir"), "x", t, {});
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "132");
 }
 
 TEST(Kernel, UnderivableGridAxisNamesTheProgramIdAndTheFlag) {

@@ -3,9 +3,11 @@
 // kind of broken reference and violated dependence.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <filesystem>
 #include <functional>
 
+#include "sched2cu/abi.h"
 #include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/sgraph/json_io.h"
@@ -107,6 +109,17 @@ TEST(SgraphJson, SchemaErrorsNameTheJsonPath) {
   EXPECT_NE(m.find("/loops/0/ii: expected an integer"), std::string::npos) << m;
 }
 
+// The generated launcher's products: three i32 arguments overflow long long; the product
+// saturates towards its sign, so that the launcher's extent check refuses the grid (it wrapped
+// to a small positive or a negative grid before, launching the wrong programs or none).
+TEST(GridExpr, HostProductsSaturateInsteadOfWrapping) {
+  const long long big = 2147483647LL;
+  EXPECT_EQ(sched2cu_host_mul(3, -4), -12);
+  EXPECT_EQ(sched2cu_host_mul(sched2cu_host_mul(big, big), big), LLONG_MAX);
+  EXPECT_EQ(sched2cu_host_mul(sched2cu_host_mul(big, big), -big), LLONG_MIN);
+  EXPECT_EQ(sched2cu_host_mul(sched2cu_host_mul(-big, big), -big), LLONG_MAX);
+}
+
 // Grid expressions: the text form --grid accepts, its printing (minimal parentheses), the host
 // C++ form, and located errors for bad text.
 TEST(GridExpr, ParsePrintAndHostForm) {
@@ -115,6 +128,16 @@ TEST(GridExpr, ParsePrintAndHostForm) {
   EXPECT_EQ(to_text(e), "cdiv(N_CTX, 128)");
   EXPECT_EQ(to_cxx(e, "arg_", "sms"), "((arg_N_CTX + 128LL - 1) / 128LL)");
   EXPECT_EQ(to_text(parse_grid_expr(" Z*H ", "t")), "Z * H");
+  GridExpr clamp = parse_grid_expr("min(132, cdiv(M,128) * cdiv(N, 256))", "t");
+  EXPECT_EQ(clamp.kind, GridExpr::Kind::Min);
+  EXPECT_EQ(to_text(clamp), "min(132, cdiv(M, 128) * cdiv(N, 256))");
+  EXPECT_EQ(to_cxx(parse_grid_expr("min(132, T)", "t"), "arg_", "sms"),
+            "sched2cu_host_min(132LL, arg_T)");
+  auto at = [](long long m) { return [m](const std::string&) { return m; }; };
+  EXPECT_EQ(evaluate(clamp, at(1024), 132), 32);   // 8 x 4 tiles
+  EXPECT_EQ(evaluate(clamp, at(8192), 132), 132);  // 2048 tiles: the step
+  EXPECT_EQ(to_cxx(parse_grid_expr("A * B * C", "t"), "arg_", "sms"),
+            "sched2cu_host_mul(sched2cu_host_mul(arg_A, arg_B), arg_C)");
   EXPECT_EQ(to_text(parse_grid_expr("(A - B) - (C - D)", "t")), "A - B - (C - D)");
   EXPECT_EQ(to_text(parse_grid_expr("A * (B + 2)", "t")), "A * (B + 2)");
   EXPECT_TRUE(uses_num_sms(parse_grid_expr("min_sms_not_a_word + num_sms", "t")));

@@ -1,5 +1,5 @@
 // Launch-grid extents as expression trees over the kernel's parameters (the schedule graph's
-// `launch.grid`): integers, parameter names, the device's SM count, + - * / and cdiv. The
+// `launch.grid`): integers, parameter names, the device's SM count, + - * /, cdiv and min. The
 // scheduler derives them from the IR, `--grid` spells them as text, the emitter prints them as
 // host C++, the harness evaluates them (to launch Triton's kernel on the generated kernel's
 // grid) and the validator checks that every parameter exists. Plain data; never evaluated on
@@ -13,7 +13,7 @@
 namespace sched2cu::sgraph {
 
 struct GridExpr {
-  enum class Kind { Int, Param, NumSms, Add, Sub, Mul, Div, Cdiv };
+  enum class Kind { Int, Param, NumSms, Add, Sub, Mul, Div, Cdiv, Min };
   Kind kind = Kind::Int;
   long long value = 0;         // Int
   std::string param;           // Param: a kernel parameter name
@@ -28,18 +28,22 @@ struct GridExpr {
   bool operator==(const GridExpr& o) const;
 };
 
-// Operator name as written in JSON and text ("add", "sub", "mul", "div", "cdiv").
+// Operator name as written in JSON and text ("add", "sub", "mul", "div", "cdiv", "min").
 const char* grid_op_name(GridExpr::Kind k);
 
-// Text form, the syntax --grid accepts: "cdiv(N_CTX, 128)", "Z * H", "num_sms", "4".
+// Text form, the syntax --grid accepts: "cdiv(N_CTX, 128)", "Z * H", "num_sms", "4",
+// "min(132, cdiv(M, 128) * cdiv(N, 256))".
 std::string to_text(const GridExpr& e);
 
-// Parses the text form (integers, identifiers, num_sms, + - * /, cdiv(a, b), parentheses).
+// Parses the text form (integers, identifiers, num_sms, + - * /, cdiv(a, b), min(a, b),
+// parentheses).
 // Throws sched2cu::Error naming `what` and the column of the first bad character.
 GridExpr parse_grid_expr(const std::string& text, const std::string& what);
 
 // Host C++ expression of type long long: a parameter P is spelled `param_prefix + P`, the SM
-// count `num_sms`; cdiv(a, b) is (a + b - 1) / b.
+// count `num_sms`; cdiv(a, b) is (a + b - 1) / b; a * b is sched2cu_host_mul(a, b) of
+// sched2cu/abi.h, which saturates instead of overflowing; min(a, b) is
+// sched2cu_host_min(a, b).
 std::string to_cxx(const GridExpr& e, const std::string& param_prefix, const std::string& num_sms);
 
 // The value of `e` as the generated launcher computes it (long long arithmetic, `/` truncating,

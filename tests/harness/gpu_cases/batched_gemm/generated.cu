@@ -185,11 +185,11 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long grid_z = arg_BATCH;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
   if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return cudaErrorInvalidValue;
-  const bool outputs_empty = ((arg_BATCH * arg_M) == 0 || arg_N == 0);  // a launch is skipped only when every output is empty
+  const bool outputs_empty = (sched2cu_host_mul(arg_BATCH, arg_M) == 0 || arg_N == 0);  // a launch is skipped only when every output is empty
   CUtensorMap map_a_desc_1_17;  // op 10 tt.make_tensor_descriptor
   {
     if (arg_a_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_a_ptr) % 16 != 0) return cudaErrorInvalidValue;
-    const long long ext[2] = {static_cast<long long>(arg_K), static_cast<long long>((arg_BATCH * arg_M))};
+    const long long ext[2] = {static_cast<long long>(arg_K), static_cast<long long>(sched2cu_host_mul(arg_BATCH, arg_M))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
     for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
@@ -202,7 +202,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   CUtensorMap map_b_desc_3_20;  // op 13 tt.make_tensor_descriptor
   {
     if (arg_b_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_b_ptr) % 16 != 0) return cudaErrorInvalidValue;
-    const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>((arg_BATCH * arg_K))};
+    const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(sched2cu_host_mul(arg_BATCH, arg_K))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
     for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];
@@ -215,7 +215,7 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   CUtensorMap map_c_desc_21;  // op 14 tt.make_tensor_descriptor
   {
     if (arg_c_ptr == nullptr || reinterpret_cast<uintptr_t>(arg_c_ptr) % 16 != 0) return cudaErrorInvalidValue;
-    const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>((arg_BATCH * arg_M))};
+    const long long ext[2] = {static_cast<long long>(arg_N), static_cast<long long>(sched2cu_host_mul(arg_BATCH, arg_M))};
     for (long long x : ext) if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;
     for (long long x : ext) if (x == 0) return outputs_empty ? cudaSuccess : cudaErrorInvalidValue;  // an empty tensor
     uint64_t dims[2];

@@ -27,7 +27,11 @@ int result_role(const Ctx& c, int li) {
   for (int y : fl.yielded) {
     const ttgir::Op* d = c.f.def_op(y);
     const sgraph::Node* n = d ? c.node_of(li, d->id) : nullptr;
-    if (n == nullptr || n->role < 0) c.fail(L.op, "a loop-carried value has no owning role");
+    if (n == nullptr || n->role < 0)
+      c.fail(L.op, "the loop yields %" + c.f.value(y).name +
+                       ", which the schedule placed in no role (no role's loads, MMAs or "
+                       "stores depend on it): a loop that carries only scalars is not lowered "
+                       "yet");
     if (role != -1 && role != n->role)
       c.fail(L.op, "loop-carried values owned by several roles: not implemented yet");
     role = n->role;

@@ -4,7 +4,8 @@
 #           (RecMII's circuit test ran > 280 s); it must schedule, and the graph emit, in seconds
 #           (ctest's TIMEOUT bounds it), with the exact RecMII: 10,000 times the table's latency of
 #           arith.addi (4 cycles, targets/sm_90a.json). The emitter does not lower a scalar
-#           chain carried by no role's tile; scheduling is what is tested.
+#           chain carried by no role's tile: emit must refuse it at the loop, naming the value,
+#           and write no file.
 #   nested: eight nested loops, one op in the innermost (each level multiplies the outer II by
 #           about 33; the reservation tables asked for terabytes): a located error naming the
 #           II limit, within seconds.
@@ -30,6 +31,14 @@ if [ "$mode" = chain ]; then
   } >"$out/k.ttgir"
   "$s" schedule "$out/k.ttgir" -o "$out/g.json" --report >"$out/report"
   grep -E 'II 40000  MII 40000 \(ResMII 1 = .*RecMII 40000\)' "$out/report"
+  # emit refuses the scalar-only loop at the loop, naming the value (it used to say only "a
+  # loop-carried value has no owning role").
+  if "$s" emit "$out/g.json" -o "$out/k.cu" 2>"$out/emit.err"; then
+    echo "emit accepted a loop that carries only scalars" >&2
+    exit 1
+  fi
+  grep -F 'k.ttgir:5:5: error: emit: op 2 '"'"'scf.for'"'"': the loop yields %x10000, which the schedule placed in no role' "$out/emit.err"
+  [ ! -e "$out/k.cu" ]
 else
   {
     echo "$head"

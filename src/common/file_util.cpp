@@ -63,11 +63,15 @@ void refuse_output_over_input(const std::filesystem::path& input, const std::str
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  // A symlink is written through: its target is replaced, the link stays a link.
+  // A symlink is written through: its target is replaced (or created, for a dangling link), the
+  // link stays a link. Followed link by link: weakly_canonical leaves a dangling link's last
+  // component unresolved, and the rename then replaced the link itself with a regular file.
   fs::path dest = path;
-  if (fs::is_symlink(fs::symlink_status(path, ec))) {
-    dest = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(dest, ec)); ++hops) {
+    if (hops == 40) throw Error(path.string() + ": error: too many levels of symbolic links");
+    const fs::path target = fs::read_symlink(dest, ec);
     if (ec) throw Error(path.string() + ": error: cannot resolve the symlink: " + ec.message());
+    dest = target.is_absolute() ? target : dest.parent_path() / target;
   }
   // Only a regular file (or nothing) is replaced: renaming over a device, FIFO, socket or
   // directory would destroy it (`-o /dev/full` replaced the device node).

@@ -49,6 +49,19 @@ inline cudaError_t tma_make_map(CUtensorMap* map, CUtensorMapDataType dtype, int
                                 const uint64_t* dims, const uint64_t* strides_bytes,
                                 const uint32_t* box, TmaSwizzle swizzle,
                                 CUtensorMapL2promotion l2 = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
+  // What cuTensorMapEncodeTiled requires of a non-interleaved map, checked here so that a
+  // launcher refusing a shape (a row stride that is no multiple of 16 bytes) returns
+  // cudaErrorInvalidValue without a failing driver call, which compute-sanitizer reports as an
+  // error: rank 1..5, a 16-byte aligned base, extents in [1, 2^32], strides multiples of 16
+  // below 2^40, box extents in [1, 256].
+  if (rank < 1 || rank > 5 || base == nullptr || reinterpret_cast<uintptr_t>(base) % 16 != 0)
+    return cudaErrorInvalidValue;
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] == 0 || dims[i] > (uint64_t{1} << 32) || box[i] == 0 || box[i] > 256)
+      return cudaErrorInvalidValue;
+    if (i + 1 < rank && (strides_bytes[i] % 16 != 0 || strides_bytes[i] >= (uint64_t{1} << 40)))
+      return cudaErrorInvalidValue;
+  }
   auto fn = tma_encode_fn();
   if (fn == nullptr) return cudaErrorInvalidValue;
   cuuint64_t gdim[5];

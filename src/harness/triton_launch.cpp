@@ -132,22 +132,28 @@ bool triton_grid_is_free(const TritonPlan& plan) {
   return false;
 }
 
+std::vector<int> triton_ctas_candidates(int num_warps, long long shared, int plan_ctas_per_sm) {
+  // One SM of sm_90: 2048 threads, 228 KB of shared memory of which each block reserves 1 KB.
+  constexpr long long kThreadsPerSm = 2048, kSmemPerSm = 233472, kSmemPerBlockReserved = 1024;
+  const long long threads = 32LL * std::max(1, num_warps);
+  std::vector<int> candidates;
+  for (int m : {1, 2, 4, 8, 16, plan_ctas_per_sm}) {
+    const bool fits = m * threads <= kThreadsPerSm &&
+                      m * (std::max(0LL, shared) + kSmemPerBlockReserved) <= kSmemPerSm;
+    if ((fits || m == plan_ctas_per_sm) &&
+        std::find(candidates.begin(), candidates.end(), m) == candidates.end())
+      candidates.push_back(m);
+  }
+  return candidates;
+}
+
 int fastest_triton_ctas_per_sm(const bench::TritonModule& module, const TritonPlan& plan,
                                const sched2cu_arg* args, int nargs, int sm_count,
                                const bench::BenchOptions& brief) {
   if (!triton_grid_is_free(plan)) return plan.ctas_per_sm;
-  // One SM of sm_90: 2048 threads, 228 KB of shared memory of which each block reserves 1 KB.
-  constexpr long long kThreadsPerSm = 2048, kSmemPerSm = 233472, kSmemPerBlockReserved = 1024;
   const bench::TritonKernelInfo& k = module.info();
-  const long long threads = 32LL * std::max(1, k.num_warps);
-  std::vector<int> candidates;
-  for (int m : {1, 2, 4, 8, 16, plan.ctas_per_sm}) {
-    const bool fits = m * threads <= kThreadsPerSm &&
-                      m * (std::max(0LL, k.shared) + kSmemPerBlockReserved) <= kSmemPerSm;
-    if ((fits || m == plan.ctas_per_sm) &&
-        std::find(candidates.begin(), candidates.end(), m) == candidates.end())
-      candidates.push_back(m);
-  }
+  const std::vector<int> candidates =
+      triton_ctas_candidates(k.num_warps, k.shared, plan.ctas_per_sm);
   if (candidates.size() == 1) return candidates[0];
   std::vector<std::unique_ptr<TritonLaunch>> launches;
   std::vector<bench::LaunchFn> fns;

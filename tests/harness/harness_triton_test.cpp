@@ -192,6 +192,20 @@ TEST(TritonPlan, TheGeneratedKernelsGridFromTheScheduleGraph) {
   EXPECT_EQ(triton_grid(p, a, 6, 132), (std::array<long long, 3>{2112, 1, 1}));
 }
 
+// The counts per SM a free grid is timed at: limited by threads and shared memory per SM, the
+// plan's own always among them.
+TEST(TritonPlan, FreeGridCandidatesFitOnOneSm) {
+  // 4 warps, no shared memory beyond the reserve: up to 16 blocks (2048 threads).
+  EXPECT_EQ(triton_ctas_candidates(4, 0, 2), (std::vector<int>{1, 2, 4, 8, 16}));
+  // 8 warps: 256 threads, at most 8 blocks.
+  EXPECT_EQ(triton_ctas_candidates(8, 0, 1), (std::vector<int>{1, 2, 4, 8}));
+  // 48 KB each: 4 blocks fit in 228 KB (4 x 49 KB), 8 do not.
+  EXPECT_EQ(triton_ctas_candidates(4, 48 * 1024, 1), (std::vector<int>{1, 2, 4}));
+  // A plan asking for more than fits is still timed, last.
+  EXPECT_EQ(triton_ctas_candidates(4, 100 * 1024, 4), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(triton_ctas_candidates(4, 200 * 1024, 3), (std::vector<int>{1, 3}));
+}
+
 TEST(TritonPlan, GridParametersMustBeIntegerParametersOfTheSignature) {
   json c = case1_compiled();
   c["params"][3]["name"] = "ROWS";  // the graph's grid names M

@@ -45,6 +45,11 @@ std::array<long long, 3> triton_grid(const TritonPlan& plan, const sched2cu_arg*
 // same result (a kernel striding by a constexpr NUM_SMS gets a literal grid instead).
 bool triton_grid_is_free(const TritonPlan& plan);
 
+// The programs per SM a free grid is timed at (pure): 1, 2, 4, 8 and 16 where that many blocks of
+// 32 * num_warps threads and `shared` bytes (plus the 1 KB each block reserves) fit on one SM of
+// sm_90 (2048 threads, 228 KB), and the plan's own count in any case, without repeats.
+std::vector<int> triton_ctas_candidates(int num_warps, long long shared, int plan_ctas_per_sm);
+
 // The programs per SM (num_sms = that many x sm_count) at which Triton's kernel runs fastest at
 // this shape: 1, 2, 4, 8, 16 and the plan's own ctas_per_sm, those whose blocks fit on one SM
 // together (threads and shared memory), each launched once and then timed side by side with

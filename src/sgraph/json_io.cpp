@@ -10,6 +10,7 @@
 
 #include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
+#include "sched2cu/common/json_cursor.h"
 #include "sched2cu/ttgir/json.h"
 
 namespace sched2cu::sgraph {
@@ -215,63 +216,10 @@ J to_j(const ScheduleGraph& g) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reader: a cursor that knows its JSON path, so every schema error names the field.
+// Reader: a cursor that knows its JSON path, so every schema error names the field
+// (sched2cu/common/json_cursor.h, shared with the TTGIR JSON reader).
 
-struct Cur {
-  const J& j;
-  std::string path;
-  const std::string& file;
-
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw Error(file + ": error: schema: " + (path.empty() ? "/" : path) + ": " + msg);
-  }
-  Cur at(const char* key) const {
-    if (!j.is_object()) fail("expected an object");
-    auto it = j.find(key);
-    if (it == j.end()) Cur{j, path + "/" + key, file}.fail("missing field");
-    return Cur{*it, path + "/" + key, file};
-  }
-  Cur at(size_t i) const { return Cur{j[i], path + "/" + std::to_string(i), file}; }
-  bool has(const char* key) const { return j.is_object() && j.find(key) != j.end(); }
-  size_t size() const {
-    if (!j.is_array()) fail("expected an array");
-    return j.size();
-  }
-  // An integer that fits `long long` (past 2^63 nlohmann holds it unsigned, and get<long long>
-  // wrapped 2^64 - 1 to -1).
-  long long ll() const {
-    if (!j.is_number_integer()) fail("expected an integer");
-    if (j.is_number_unsigned() &&
-        j.get<unsigned long long>() > static_cast<unsigned long long>(LLONG_MAX))
-      fail("integer out of range");
-    return j.get<long long>();
-  }
-  int i() const {
-    auto v = ll();
-    if (v < -(1LL << 31) || v >= (1LL << 31)) fail("integer out of range");
-    return static_cast<int>(v);
-  }
-  bool b() const {
-    if (!j.is_boolean()) fail("expected true or false");
-    return j.get<bool>();
-  }
-  std::string s() const {
-    if (!j.is_string()) fail("expected a string");
-    return j.get<std::string>();
-  }
-  std::vector<int> ints() const {
-    std::vector<int> v;
-    for (size_t k = 0; k < size(); ++k) v.push_back(at(k).i());
-    return v;
-  }
-  std::vector<std::pair<std::string, std::string>> pairs() const {
-    if (!j.is_object()) fail("expected an object");
-    std::vector<std::pair<std::string, std::string>> v;
-    for (auto it = j.begin(); it != j.end(); ++it)
-      v.emplace_back(it.key(), Cur{it.value(), path + "/" + it.key(), file}.s());
-    return v;
-  }
-};
+using Cur = JsonCursor<J>;
 
 // Grid expressions nest; no real grid is more than a few levels deep, and a recursion without
 // bound is a stack overflow on hostile input.
@@ -284,10 +232,10 @@ GridExpr grid_from(const Cur& c, int depth = 0) {
     c.fail("expected an object with one key: int, param, num_sms, add, sub, mul, div, cdiv or min");
   const std::string key = c.j.begin().key();
   Cur v = c.at(key.c_str());
-  if (key == "int") return GridExpr::integer(v.ll());
-  if (key == "param") return GridExpr::parameter(v.s());
+  if (key == "int") return GridExpr::integer(v.integer<long long>());
+  if (key == "param") return GridExpr::parameter(v.string());
   if (key == "num_sms") {
-    if (!v.b()) v.fail("must be true");
+    if (!v.boolean()) v.fail("must be true");
     return GridExpr::num_sms();
   }
   for (auto k : {GridExpr::Kind::Add, GridExpr::Kind::Sub, GridExpr::Kind::Mul, GridExpr::Kind::Div,
@@ -302,132 +250,134 @@ GridExpr grid_from(const Cur& c, int depth = 0) {
 
 ScheduleGraph from_j(const Cur& root) {
   ScheduleGraph g;
-  if (root.at("schema").s() != kSchemaName)
+  if (root.at("schema").string() != kSchemaName)
     root.at("schema").fail(std::string("expected \"") + kSchemaName + "\"");
-  g.version = root.at("version").i();
+  g.version = root.at("version").integer<int>();
   if (g.version != kSchemaVersion)
     root.at("version").fail("unsupported schema version " + std::to_string(g.version) +
                             " (this build reads " + std::to_string(kSchemaVersion) + ")");
   Cur k = root.at("kernel");
-  g.kernel.name = k.at("name").s();
-  g.kernel.source = k.at("source").s();
-  g.kernel.num_warps = k.at("num_warps").i();
+  g.kernel.name = k.at("name").string();
+  g.kernel.source = k.at("source").string();
+  g.kernel.num_warps = k.at("num_warps").integer<int>();
   Cur ps = k.at("params");
   for (size_t i = 0; i < ps.size(); ++i) {
     Cur p = ps.at(i);
-    g.kernel.params.push_back({p.at("name").s(), p.at("type").s(), p.at("value").i()});
+    g.kernel.params.push_back(
+        {p.at("name").string(), p.at("type").string(), p.at("value").integer<int>()});
   }
   Cur t = root.at("target");
-  g.target.name = t.at("name").s();
-  g.target.smem_bytes = t.at("smem_bytes").i();
-  g.target.regs_per_sm = t.at("regs_per_sm").i();
-  g.target.max_regs_per_thread = t.at("max_regs_per_thread").i();
-  g.target.max_threads_per_block = t.at("max_threads_per_block").i();
+  g.target.name = t.at("name").string();
+  g.target.smem_bytes = t.at("smem_bytes").integer<int>();
+  g.target.regs_per_sm = t.at("regs_per_sm").integer<int>();
+  g.target.max_regs_per_thread = t.at("max_regs_per_thread").integer<int>();
+  g.target.max_threads_per_block = t.at("max_threads_per_block").integer<int>();
   Cur l = root.at("launch");
-  g.launch.warpgroups = l.at("warpgroups").i();
+  g.launch.warpgroups = l.at("warpgroups").integer<int>();
   Cur gr = l.at("grid");
   for (size_t i = 0; i < gr.size(); ++i) g.launch.grid.push_back(grid_from(gr.at(i)));
-  g.launch.raster_group = l.at("raster_group").i();
-  if (l.has("ctas_per_sm")) g.launch.ctas_per_sm = l.at("ctas_per_sm").i();
+  g.launch.raster_group = l.at("raster_group").integer<int>();
+  if (l.has("ctas_per_sm")) g.launch.ctas_per_sm = l.at("ctas_per_sm").integer<int>();
   Cur rs = l.at("roles");
   for (size_t i = 0; i < rs.size(); ++i) {
     Cur r = rs.at(i);
     Role role;
-    role.id = r.at("id").i();
-    role.name = r.at("name").s();
-    role.kind = r.at("kind").s();
-    role.warpgroups = r.at("warpgroups").ints();
-    role.regs = r.at("regs").i();
-    role.split_dim = r.at("split_dim").i();
-    role.split_parts = r.at("split_parts").i();
-    role.pingpong = r.at("pingpong").b();
+    role.id = r.at("id").integer<int>();
+    role.name = r.at("name").string();
+    role.kind = r.at("kind").string();
+    role.warpgroups = r.at("warpgroups").integers<int>();
+    role.regs = r.at("regs").integer<int>();
+    role.split_dim = r.at("split_dim").integer<int>();
+    role.split_parts = r.at("split_parts").integer<int>();
+    role.pingpong = r.at("pingpong").boolean();
     g.launch.roles.push_back(role);
   }
   Cur bs = root.at("buffers");
   for (size_t i = 0; i < bs.size(); ++i) {
     Cur b = bs.at(i);
     Buffer buf;
-    buf.id = b.at("id").i();
-    buf.kind = b.at("kind").s();
-    buf.shape = b.at("shape").ints();
-    buf.elem = b.at("elem").s();
-    buf.bytes = b.at("bytes").i();
-    buf.depth = b.at("depth").i();
-    buf.loop = b.at("loop").i();
-    buf.producer_op = b.at("producer_op").i();
-    buf.consumer_ops = b.at("consumer_ops").ints();
-    buf.live_start = b.at("live_start").i();
-    buf.live_end = b.at("live_end").i();
-    buf.ring = b.at("ring").i();
+    buf.id = b.at("id").integer<int>();
+    buf.kind = b.at("kind").string();
+    buf.shape = b.at("shape").integers<int>();
+    buf.elem = b.at("elem").string();
+    buf.bytes = b.at("bytes").integer<int>();
+    buf.depth = b.at("depth").integer<int>();
+    buf.loop = b.at("loop").integer<int>();
+    buf.producer_op = b.at("producer_op").integer<int>();
+    buf.consumer_ops = b.at("consumer_ops").integers<int>();
+    buf.live_start = b.at("live_start").integer<int>();
+    buf.live_end = b.at("live_end").integer<int>();
+    buf.ring = b.at("ring").integer<int>();
     g.buffers.push_back(buf);
   }
   Cur fc = root.at("channels");
   for (size_t i = 0; i < fc.size(); ++i) {
     Cur x = fc.at(i);
     FnChannel ch;
-    ch.id = x.at("id").i();
-    ch.buffer = x.at("buffer").i();
-    ch.producer_role = x.at("producer_role").i();
-    ch.consumer_role = x.at("consumer_role").i();
-    ch.mechanism = x.at("mechanism").s();
-    ch.expect_bytes = x.at("expect_bytes").i();
-    ch.full_arrivals = x.at("full_arrivals").i();
+    ch.id = x.at("id").integer<int>();
+    ch.buffer = x.at("buffer").integer<int>();
+    ch.producer_role = x.at("producer_role").integer<int>();
+    ch.consumer_role = x.at("consumer_role").integer<int>();
+    ch.mechanism = x.at("mechanism").string();
+    ch.expect_bytes = x.at("expect_bytes").integer<int>();
+    ch.full_arrivals = x.at("full_arrivals").integer<int>();
     g.channels.push_back(ch);
   }
   Cur ls = root.at("loops");
   for (size_t i = 0; i < ls.size(); ++i) {
     Cur c = ls.at(i);
     Loop L;
-    L.op = c.at("op").i();
-    L.parent_loop = c.at("parent_loop").i();
-    L.lb = c.at("lb").i();
-    L.ub = c.at("ub").i();
-    L.step = c.at("step").i();
-    L.ii = c.at("ii").i();
-    L.res_mii = c.at("res_mii").i();
-    L.rec_mii = c.at("rec_mii").i();
-    L.ii_optimal = c.at("ii_optimal").b();
-    L.stages = c.at("stages").i();
+    L.op = c.at("op").integer<int>();
+    L.parent_loop = c.at("parent_loop").integer<int>();
+    L.lb = c.at("lb").integer<int>();
+    L.ub = c.at("ub").integer<int>();
+    L.step = c.at("step").integer<int>();
+    L.ii = c.at("ii").integer<int>();
+    L.res_mii = c.at("res_mii").integer<int>();
+    L.rec_mii = c.at("rec_mii").integer<int>();
+    L.ii_optimal = c.at("ii_optimal").boolean();
+    L.stages = c.at("stages").integer<int>();
     Cur ns = c.at("nodes");
     for (size_t n = 0; n < ns.size(); ++n) {
       Cur x = ns.at(n);
       Node node;
-      node.id = x.at("id").i();
-      node.op = x.at("op").i();
-      node.pipeline = x.at("pipeline").s();
-      node.latency = x.at("latency").i();
-      node.issue_cost = x.at("issue_cost").i();
-      node.occupancy = x.at("occupancy").i();
-      node.cycle = x.at("cycle").i();
-      node.stage = x.at("stage").i();
-      node.order = x.at("order").i();
-      node.role = x.at("role").i();
-      node.child_loop = x.at("child_loop").i();
+      node.id = x.at("id").integer<int>();
+      node.op = x.at("op").integer<int>();
+      node.pipeline = x.at("pipeline").string();
+      node.latency = x.at("latency").integer<int>();
+      node.issue_cost = x.at("issue_cost").integer<int>();
+      node.occupancy = x.at("occupancy").integer<int>();
+      node.cycle = x.at("cycle").integer<int>();
+      node.stage = x.at("stage").integer<int>();
+      node.order = x.at("order").integer<int>();
+      node.role = x.at("role").integer<int>();
+      node.child_loop = x.at("child_loop").integer<int>();
       L.nodes.push_back(node);
     }
     Cur es = c.at("edges");
     for (size_t n = 0; n < es.size(); ++n) {
       Cur x = es.at(n);
-      L.edges.push_back(
-          {x.at("src").i(), x.at("dst").i(), x.at("latency").i(), x.at("distance").i()});
+      L.edges.push_back({x.at("src").integer<int>(), x.at("dst").integer<int>(),
+                         x.at("latency").integer<int>(), x.at("distance").integer<int>()});
     }
     Cur rr = c.at("rings");
     for (size_t n = 0; n < rr.size(); ++n) {
       Cur x = rr.at(n);
-      L.rings.push_back({x.at("id").i(), x.at("depth").i(), x.at("buffers").ints()});
+      L.rings.push_back({x.at("id").integer<int>(), x.at("depth").integer<int>(),
+                         x.at("buffers").integers<int>()});
     }
     Cur cs = c.at("channels");
     for (size_t n = 0; n < cs.size(); ++n) {
       Cur x = cs.at(n);
       Channel ch;
-      ch.id = x.at("id").i();
-      ch.ring = x.at("ring").i();
-      ch.producer_role = x.at("producer_role").i();
-      ch.consumer_role = x.at("consumer_role").i();
-      ch.mechanism = x.at("mechanism").s();
-      ch.expect_bytes = x.at("expect_bytes").i();
-      ch.full_arrivals = x.at("full_arrivals").i();
-      ch.empty_arrivals = x.at("empty_arrivals").i();
+      ch.id = x.at("id").integer<int>();
+      ch.ring = x.at("ring").integer<int>();
+      ch.producer_role = x.at("producer_role").integer<int>();
+      ch.consumer_role = x.at("consumer_role").integer<int>();
+      ch.mechanism = x.at("mechanism").string();
+      ch.expect_bytes = x.at("expect_bytes").integer<int>();
+      ch.full_arrivals = x.at("full_arrivals").integer<int>();
+      ch.empty_arrivals = x.at("empty_arrivals").integer<int>();
       L.channels.push_back(ch);
     }
     g.loops.push_back(L);
@@ -502,8 +452,9 @@ ScheduleGraph from_json_text(const std::string& text, const std::string& file) {
     throw Error(SourceLoc{file, line, col},
                 "invalid JSON: " + (p == std::string::npos ? what : what.substr(p)));
   }
-  if (!j.is_object()) throw Error(file + ": error: schema: /: expected an object");
-  return from_j(Cur{j, "", file});
+  const std::string prefix = file + ": error: schema: ";
+  if (!j.is_object()) throw Error(prefix + "/: expected an object");
+  return from_j(Cur{j, "", prefix});
 }
 
 ScheduleGraph read_schedule_graph(const std::filesystem::path& path) {

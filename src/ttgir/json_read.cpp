@@ -9,6 +9,7 @@
 #include <string>
 
 #include "json_schema.h"
+#include "sched2cu/common/json_cursor.h"
 #include "sched2cu/ttgir/json.h"
 #include "sched2cu/ttgir/verify.h"
 
@@ -23,62 +24,10 @@ namespace {
 // is an error and not a stack overflow.
 constexpr int kMaxDepth = 200;
 
-// A position in the document: the JSON value, its path (for messages) and its nesting depth.
-struct In {
-  const json& j;
-  std::string path;
-  int depth = 0;
-
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw Error("invalid TTGIR JSON: " + (path.empty() ? std::string("/") : path) + ": " + msg);
-  }
-  In at(const char* key) const {
-    if (!j.is_object()) fail("expected an object");
-    auto it = j.find(key);
-    if (it == j.end()) In{j, path + "/" + key, depth}.fail("missing field");
-    return In{*it, path + "/" + key, depth + 1};
-  }
-  // Fields the writer leaves out when they hold their default.
-  bool has(const char* key) const { return j.is_object() && j.contains(key); }
-  In at(size_t i) const { return In{j[i], path + "/" + std::to_string(i), depth + 1}; }
-  size_t size() const {
-    if (!j.is_array()) fail("expected an array");
-    return j.size();
-  }
-  template <typename T>
-  T integer() const {
-    // A JSON integer that fits T: not a float, not a bool, not past T's range.
-    if (!j.is_number_integer()) fail("expected an integer");
-    if (j.is_number_unsigned()) {
-      if (j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max()))
-        fail("integer out of range");
-    } else {
-      const int64_t v = j.get<int64_t>();
-      if (v < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-          v > static_cast<int64_t>(std::numeric_limits<T>::max()))
-        fail("integer out of range");
-    }
-    return j.get<T>();
-  }
-  bool boolean() const {
-    if (!j.is_boolean()) fail("expected true or false");
-    return j.get<bool>();
-  }
-  std::string string() const {
-    if (!j.is_string()) fail("expected a string");
-    return j.get<std::string>();
-  }
-  template <typename T>
-  std::vector<T> integers() const {
-    std::vector<T> v;
-    const size_t n = size();
-    for (size_t k = 0; k < n; ++k) v.push_back(at(k).integer<T>());
-    return v;
-  }
-  void nest() const {
-    if (depth > kMaxDepth) fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
-  }
-};
+// A position in the document (sched2cu/common/json_cursor.h); every message starts with this.
+const std::string kPrefix = "invalid TTGIR JSON: ";
+using In = JsonCursor<json>;
+In root(const json& j) { return In{j, "", kPrefix}; }
 
 template <typename E, size_t N>
 E kind_from(const In& in, const std::array<const char*, N>& names) {
@@ -126,7 +75,7 @@ Region region_from(const In& in) {
 }
 
 Type type_from(const In& in) {
-  in.nest();
+  in.bound_depth(kMaxDepth);
   Type t;
   t.kind = kind_from<Type::Kind>(in.at("kind"), detail::kTypeKinds);
   if (in.has("name")) t.name = in.at("name").string();
@@ -147,7 +96,7 @@ Type type_from(const In& in) {
 }
 
 Attribute attribute_from(const In& in) {
-  in.nest();
+  in.bound_depth(kMaxDepth);
   Attribute a;
   a.kind = kind_from<Attribute::Kind>(in.at("kind"), detail::kAttrKinds);
   if (in.has("ival")) a.ival = in.at("ival").integer<int64_t>();
@@ -230,12 +179,12 @@ Function function_from(const In& in) {
 
 }  // namespace
 
-Type type_from_json(const json& j) { return type_from(In{j, ""}); }
-Attribute attribute_from_json(const json& j) { return attribute_from(In{j, ""}); }
-Location location_from_json(const json& j) { return location_from(In{j, ""}); }
+Type type_from_json(const json& j) { return type_from(root(j)); }
+Attribute attribute_from_json(const json& j) { return attribute_from(root(j)); }
+Location location_from_json(const json& j) { return location_from(root(j)); }
 
 Module module_from_json(const json& j) {
-  const In in{j, ""};
+  const In in = root(j);
   if (in.at("schema").string() != detail::kSchema)
     in.at("schema").fail("expected \"" + std::string(detail::kSchema) + "\"");
   Module m;

@@ -51,8 +51,7 @@ bool triton_grid_is_free(const TritonPlan& plan);
 std::vector<int> triton_ctas_candidates(int num_warps, long long shared, int plan_ctas_per_sm);
 
 // The programs per SM (num_sms = that many x sm_count) at which Triton's kernel runs fastest at
-// this shape: 1, 2, 4, 8, 16 and the plan's own ctas_per_sm, those whose blocks fit on one SM
-// together (threads and shared memory), each launched once and then timed side by side with
+// this shape: each of triton_ctas_candidates launched once and then timed side by side with
 // `brief`. Triton's launcher leaves the grid to the user, and the generated kernel's occupancy
 // is no reason to hold Triton's kernel to it. Returns plan.ctas_per_sm when the grid is not
 // free. Throws what a launch throws.

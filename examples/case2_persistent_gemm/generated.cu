@@ -110,9 +110,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int pid_m_7_34 = pid_m_33 % group_size_6_32;  // op 28 arith.remsi, node 5, stage 0
       const int pid_n_36 = pid_m_33 / group_size_6_32;  // op 30 arith.divsi, node 7, stage 0
       const int pid_m_8_35 = first_m_30 + pid_m_7_34;  // op 29 arith.addi, node 6, stage 0
-      const int b_38 = pid_n_36 * c256_i32_9;  // op 32 arith.muli, node 9, stage 0
       const int v1_48 = pid_n_36 * c256_i32_9;  // op 41 arith.muli, node 12, stage 0
-      const int a_37 = pid_m_8_35 * c128_i32_8;  // op 31 arith.muli, node 8, stage 0
       const int v0_47 = pid_m_8_35 * c128_i32_8;  // op 40 arith.muli, node 11, stage 0
       // loop 1 (op 33 scf.for), II 1030, 2 stage(s) in role consumer
       const int T1 = K > c0_i32_11 ? (K - c0_i32_11 + c64_i32_12 - 1) / c64_i32_12 : 0;  // iterations of loop 1

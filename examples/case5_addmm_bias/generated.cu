@@ -113,9 +113,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int pid_m_7_36 = pid_m_35 % group_size_6_34;  // op 29 arith.remsi, node 5, stage 0
       const int pid_n_38 = pid_m_35 / group_size_6_34;  // op 31 arith.divsi, node 7, stage 0
       const int pid_m_8_37 = first_m_32 + pid_m_7_36;  // op 30 arith.addi, node 6, stage 0
-      const int b_40 = pid_n_38 * c256_i32_10;  // op 33 arith.muli, node 9, stage 0
       const int bias_9_50 = pid_n_38 * c256_i32_10;  // op 42 arith.muli, node 12, stage 0
-      const int a_39 = pid_m_8_37 * c128_i32_9;  // op 32 arith.muli, node 8, stage 0
       const int bias_49 = pid_m_8_37 * c128_i32_9;  // op 41 arith.muli, node 11, stage 0
       packed_load_global<__half>(bias_10_51, static_cast<const __half*>(bias_ptr), b_desc_25, bias_49 + slice * 64, bias_9_50, M, N);  // global -> registers, out of bounds reads 0 (TMA semantics), node 13, stage 0
       // loop 1 (op 34 scf.for), II 1030, 2 stage(s) in role consumer

@@ -132,10 +132,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int pid_k_6_37 = pid_k_36 % group_size_5_35;  // op 30 arith.remsi, node 5, stage 0
         const int pid_n_39 = pid_k_36 / group_size_5_35;  // op 32 arith.divsi, node 7, stage 0
         const int pid_k_7_38 = first_k_33 + pid_k_6_37;  // op 31 arith.addi, node 6, stage 0
-        const int a_41 = pid_n_39 * c128_i32_10;  // op 34 arith.muli, node 9, stage 0
         const int v3_60 = pid_n_39 * c128_i32_10;  // op 49 arith.muli, node 12, stage 0
         const bool v7_66 = pid_n_39 == c0_i32_9;  // op 56 arith.cmpi, node 19, stage 0
-        const int d_40 = pid_k_7_38 * c128_i32_10;  // op 33 arith.muli, node 8, stage 0
         const int v2_59 = pid_k_7_38 * c128_i32_10;  // op 48 arith.muli, node 11, stage 0
         bmap(offs_9_64, [](auto x0, auto x1) { return x0 + x1; }, bsplat(v2_59), btile(offs_28));  // op 54 arith.addi, node 17, stage 0
         // loop 1 (op 35 scf.for), II 1024, 2 stage(s) in role consumer
@@ -245,10 +243,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int pid_k_6_37 = pid_k_36 % group_size_5_35;  // op 30 arith.remsi, node 5, stage 0
         const int pid_n_39 = pid_k_36 / group_size_5_35;  // op 32 arith.divsi, node 7, stage 0
         const int pid_k_7_38 = first_k_33 + pid_k_6_37;  // op 31 arith.addi, node 6, stage 0
-        const int a_41 = pid_n_39 * c128_i32_10;  // op 34 arith.muli, node 9, stage 0
         const int v3_60 = pid_n_39 * c128_i32_10;  // op 49 arith.muli, node 12, stage 0
         const bool v7_66 = pid_n_39 == c0_i32_9;  // op 56 arith.cmpi, node 19, stage 0
-        const int d_40 = pid_k_7_38 * c128_i32_10;  // op 33 arith.muli, node 8, stage 0
         const int v2_59 = pid_k_7_38 * c128_i32_10;  // op 48 arith.muli, node 11, stage 0
         bmap(offs_9_64, [](auto x0, auto x1) { return x0 + x1; }, bsplat(v2_59), btile(offs_28));  // op 54 arith.addi, node 17, stage 0
         // loop 1 (op 35 scf.for), II 1024, 2 stage(s) in role consumer

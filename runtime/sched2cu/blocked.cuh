@@ -49,6 +49,32 @@ struct BLay {
   }
 };
 
+// The rows of the wgmma accumulator layout as a blocked-world layout (MRowLay<R, C>): a warpgroup's
+// R-row slice (R a multiple of 64) of an R x C tensor with C = 1 (an N x 1 #nvidia_mma tensor) or
+// a row vector (C = 4, the canonical one-CTA-tile column extent of a slice). Row slot r holds the
+// accumulator row 64 (r / 2) + 16 warp + lane / 4 + 8 (r % 2), as RowVec does, replicated over
+// the 4 lanes of a quad; no BLay has that order (rows step by 8 within a warp's 16). The members
+// are BLay's, so elementwise maps, loads and ranges take it as they take a BLay; reductions and
+// conversions through shared memory never do (the emitter refuses them).
+template <int R_, int C_>
+struct MRowLay {
+  static_assert(R_ % 64 == 0, "a warpgroup's accumulator rows: a multiple of 64");
+  static_assert(C_ == 1 || C_ == 4, "an N x 1 tensor or a row vector");
+  static constexpr int kThreads = 128;
+  static constexpr int R = R_, C = C_;
+  static constexpr int kS0 = 2, kS1 = 1, kT0 = 8, kT1 = 4, kW0 = 4, kW1 = 1;
+  static constexpr int CT0 = 64, CT1 = 4;
+  static constexpr int kRows = R / 32;  // two rows per 64-row slab
+  static constexpr int kCols = 1;
+  static constexpr int kN = kRows;
+  SCHED2CU_DEVICE static int lane() { return static_cast<int>(threadIdx.x % 32); }
+  SCHED2CU_DEVICE static int warp() { return static_cast<int>((threadIdx.x / 32) % 4); }
+  SCHED2CU_DEVICE static int row(int r) {
+    return 64 * (r / 2) + 16 * warp() + lane() / 4 + 8 * (r % 2);
+  }
+  SCHED2CU_DEVICE static int col(int) { return (lane() % 4) % C; }
+};
+
 template <class T, class L>
 struct BTile {
   using Layout = L;
@@ -126,6 +152,23 @@ template <class X>
 SCHED2CU_DEVICE MColBcast<X> mcol_bcast(const X& x) {
   static_assert(X::Layout::kS1 == 2 && X::Layout::kT1 == 4 && X::Layout::kW1 == 1,
                 "the accumulator's column layout");
+  return {x};
+}
+// A row vector or N x 1 tile of the accumulator's row layout (MRowLay: slot r holds the rows of
+// slab r / 2, half r % 2), read by accumulator-tile math at element (slab s, i) of the wgmma layout
+// (row 16 warp + lane / 4 + 8 ((i % 4) / 2) of slab s), widened to f32.
+template <class X>
+struct MRowBcast {
+  const X& x;
+  SCHED2CU_DEVICE float at(int s, int i) const {
+    return static_cast<float>(x.v[2 * s + (i % 4) / 2]);
+  }
+};
+template <class X>
+SCHED2CU_DEVICE MRowBcast<X> mrow_bcast(const X& x) {
+  static_assert(X::Layout::kS0 == 2 && X::Layout::kT0 == 8 && X::Layout::CT0 == 64 &&
+                    X::Layout::kCols == 1,
+                "the accumulator's row layout");
   return {x};
 }
 template <class T>
@@ -340,6 +383,16 @@ SCHED2CU_DEVICE void bload(BCol<T, L>& d, const BCol<T*, LP>& p, const M& mask, 
   static_assert(L::kS1 % Vec == 0 && Vec * sizeof(T) <= 16, "a run lies within S1 slots");
 #pragma unroll
   for (int c0 = 0; c0 < L::kCols; c0 += Vec) bload_run<Vec>(d.v + c0, p.v + c0, mask, other, 0, c0);
+}
+
+// A row vector through a row vector of pointers (one element per row slot: a row's lanes along
+// the columns all load the same address, which the memory system serves once).
+template <int Vec, class T, class L, class LP, class M, class O>
+SCHED2CU_DEVICE void bload(BRow<T, L>& d, const BRow<T*, LP>& p, const M& mask, const O& other) {
+  static_assert(Vec == 1, "rows are not contiguous along a row vector");
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r)
+    d.v[r] = mask.at(r, 0) ? *p.v[r] : static_cast<T>(other.at(r, 0));
 }
 
 // *p = x where mask holds; the same run rule as bload.

@@ -165,6 +165,7 @@ BLayout params_of(const Ctx& c, const ttgir::Attribute& enc, int op) {
 }  // namespace
 
 std::string BLayout::text() const {
+  if (mma_row) return "MRowLay<" + S(R) + ", " + S(C) + ">";
   return "BLay<" + S(R) + ", " + S(C) + ", " + S(S0) + ", " + S(S1) + ", " + S(T0) + ", " + S(T1) +
          ", " + S(W0) + ", " + S(W1) + (NW == 4 ? std::string() : ", " + S(NW)) + ">";
 }
@@ -184,11 +185,25 @@ bool is_mma_col(const Ctx& c, const ttgir::Type& t, bool any_elem) {
   return d != nullptr && d->as_int() == 0 && (any_elem || t.element_type().name != "f32");
 }
 
+// A row vector of the accumulator layout held in the blocked world: an N x 1 #nvidia_mma tensor
+// (what expand_dims of a row slice gives), or a row slice of a type other than f32 (index math,
+// masks, pointers); a row slice of f32 that a pointer load produces is one too (blocked_val),
+// while f32 row slices of accumulator math (reductions) stay RowVec, whose slots are the same.
+// Its elements sit where the accumulator's rows do, a warpgroup's rows per thread: MRowLay.
+bool is_mma_row(const Ctx& c, const ttgir::Type& t, bool any_elem) {
+  if (t.kind != ttgir::Type::Kind::Tensor) return false;
+  const std::string k = c.m.encoding_kind(t);
+  if (k == "ttg.nvidia_mma") return t.shape.size() == 2 && t.shape[1] == 1 && t.shape[0] > 1;
+  if (k != "ttg.slice" || t.shape.size() != 1 || !has_mma_parent(c, t)) return false;
+  const ttgir::Attribute* d = c.m.encoding_param(t, "dim");
+  return d != nullptr && d->as_int() == 1 && (any_elem || t.element_type().name != "f32");
+}
+
 bool is_blocked_type(const Ctx& c, const ttgir::Type& t) {
   if (t.kind != ttgir::Type::Kind::Tensor) return false;
   const std::string k = c.m.encoding_kind(t);
   if (k == "ttg.blocked") return true;
-  if (is_mma_col(c, t, false)) return true;
+  if (is_mma_col(c, t, false) || is_mma_row(c, t, false)) return true;
   return k == "ttg.slice" && slice_parent(c, t) != nullptr;
 }
 
@@ -216,6 +231,27 @@ Val blocked_val(const Ctx& c, int value, int op) {
   v.cty = elem_ctype(c, t.element_type(), op);
   const std::string k = c.m.encoding_kind(t);
   BLayout b;
+  if (is_mma_row(c, t, true)) {
+    // A warpgroup's rows: the tensor's rows split as the role splits its accumulator tiles.
+    const int parts = c.blocked_role >= 0 ? std::max(1, c.role(c.blocked_role).split_parts) : 1;
+    const auto rows = static_cast<int>(t.shape[0]);
+    if (rows % parts != 0 || (rows / parts) % 64 != 0)
+      c.fail(op, "a row vector of the accumulator layout needs 64-row slabs per warpgroup (" +
+                     S(rows) + " rows over " + S(parts) + " warpgroups)");
+    b.R = rows / parts;
+    b.S0 = 2;
+    b.S1 = 1;
+    b.T0 = 8;
+    b.T1 = 4;
+    b.W0 = 4;
+    b.W1 = 1;
+    b.NW = 4;
+    b.mma_row = true;
+    b.C = t.shape.size() == 2 ? 1 : 4;
+    v.lay = t.shape.size() == 2 ? Lay::BTile : Lay::BRow;
+    v.blay = b;
+    return v;
+  }
   if (is_mma_col(c, t, true)) {
     b.S0 = 1;
     b.S1 = 2;
@@ -280,7 +316,7 @@ std::string blocked_ctype(const Val& v) {
 // Whether two values' elements sit in the same threads and slots (a convert_layout between them
 // moves nothing).
 bool same_distribution(const Val& a, const Val& b) {
-  if (a.lay != b.lay) return false;
+  if (a.lay != b.lay || a.blay.mma_row != b.blay.mma_row) return false;
   const BLayout &x = a.blay, &y = b.blay;
   const bool rows = x.R == y.R && x.S0 == y.S0 && x.T0 == y.T0 && x.W0 == y.W0;
   const bool cols = x.C == y.C && x.S1 == y.S1 && x.T1 == y.T1 && x.W1 == y.W1;

@@ -65,15 +65,25 @@ Text scratch(Ctx& c, long long bytes, const std::string& cty) {
 
 Text splat_text(const Val& v) {
   Text x = v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar);
+  // A computed scalar pointer is declared `const T*`; a kernel's pointer parameter is void*.
+  if (!v.cty.empty() && v.cty.back() == '*' && v.const_ptr)
+    return "const_cast<" + v.cty + ">(" + x + ")";
   if (!v.cty.empty() && v.cty.back() == '*') return "static_cast<" + v.cty + ">(" + x + ")";
   return x;
 }
 
 bool rows_match(const BLayout& a, const BLayout& b) {
-  return a.R == b.R && a.S0 == b.S0 && a.T0 == b.T0 && a.W0 == b.W0;
+  return a.R == b.R && a.S0 == b.S0 && a.T0 == b.T0 && a.W0 == b.W0 && a.mma_row == b.mma_row;
 }
 bool cols_match(const BLayout& a, const BLayout& b) {
   return a.C == b.C && a.S1 == b.S1 && a.T1 == b.T1 && a.W1 == b.W1;
+}
+
+// The `start` of a make_range in layout `v`: an accumulator row vector counts the rows of its
+// warpgroup's slice of the tile (slice * rows in a role split along the rows).
+Text range_start(const Lower& L, const Val& v, long long start) {
+  if (v.blay.mma_row && L.split()) return S(start) + " + slice * " + S(v.blay.R);
+  return S(start);
 }
 
 // The adapter through which a blocked result of layout `res` reads operand `value`.
@@ -187,6 +197,7 @@ void b_splat(Lower& L, const ttgir::Op& o, Lowered&) {
   v.scalar_value = o.operands[0];
   v.storage = o.results[0];
   v.uniform_cols = true;
+  v.const_ptr = s.const_ptr;
   L.set(o.results[0], v);
 }
 
@@ -199,7 +210,8 @@ void b_range(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (v.lay == Lay::BTile || v.lay == Lay::BCol) v.contig = static_cast<int>(en->ival - st->ival);
   if (v.lay == Lay::BRow) v.contig = 1;
   out.decls.push_back(decl(blocked_ctype(v), res, {}, false, L.c.note(o.id)));
-  out.body.push_back(code("brange(" + R(res) + ", " + S(st->ival) + ");", L.c.note(o.id)));
+  out.body.push_back(
+      code("brange(" + R(res) + ", " + range_start(L, v, st->ival) + ");", L.c.note(o.id)));
   L.set(res, v);
 }
 
@@ -224,14 +236,17 @@ void b_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
   // A one-row tile holds one value per column, as a column vector does: broadcast it as one.
   if (v.lay == Lay::BTile && !same && v.blay.R == 1 && L.c.type(o.operands[0]).shape.size() == 2)
     v.lay = Lay::BColB;
+  // A one-column tile of the accumulator's rows holds one value per row, as a row vector does.
+  if (v.lay == Lay::BTile && !same && v.blay.mma_row && v.blay.C == 1) v.lay = Lay::BRowB;
   if (!(v.lay == Lay::BRowB || v.lay == Lay::BColB || v.lay == Lay::Splat ||
         (v.lay == Lay::BTile && same)))
     L.c.fail(o.id,
              "broadcast of a materialized tile is not implemented (only of row/column "
              "vectors and splats)");
   const bool to_acc = !is_blocked_type(L.c, L.c.type(o.results[0]));
-  if (to_acc && !(v.lay == Lay::BColB && v.blay.mma_col))
-    L.c.fail(o.id, "only accumulator-layout column vectors broadcast into accumulator tiles");
+  if (to_acc && !(v.lay == Lay::BColB && v.blay.mma_col) && !(v.lay == Lay::BRowB && v.blay.mma_row))
+    L.c.fail(o.id,
+             "only accumulator-layout row and column vectors broadcast into accumulator tiles");
   if (!to_acc && (v.lay == Lay::BRowB || v.lay == Lay::BColB)) {
     // The vector's layout seen through the result tile's: the dimension it spans is its own.
     const Val r = blocked_val(L.c, o.results[0], o.id);
@@ -282,7 +297,7 @@ Text relayout(Lower& L, int value, const Val& target, std::vector<Stmt>& out) {
       code(blocked_ctype(t) + " " + name + ";",
            c.note(d.id) + " recomputed in the layout of %" + c.f.value(target.storage).name));
   if (d.name == "tt.make_range") {
-    out.push_back(code("brange(" + name + ", " + S(d.attr("start")->ival) + ");"));
+    out.push_back(code("brange(" + name + ", " + range_start(L, t, d.attr("start")->ival) + ");"));
   } else if (d.name == "tt.load") {
     if (t.lay == Lay::BRow) c.fail(d.id, "internal: a reload into a row vector");
     const Text p = relayout(L, d.operands.at(0), target, out);
@@ -338,6 +353,9 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
     L.set(res, d);
     return;
   }
+  if (a.blay.mma_row || d.blay.mma_row)
+    c.fail(o.id, "layout conversion of an accumulator-layout row vector through shared memory is "
+                 "not implemented");
   long long numel = 1;
   for (int64_t n : c.type(res).shape) numel *= n;
   d.cty = a.cty;
@@ -351,6 +369,8 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
 
 void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
+  if (L.has(o.operands.at(0)) && L.val(o.operands[0], o.id).blay.mma_row)
+    c.fail(o.id, "reductions of accumulator-layout row vectors are not implemented");
   if (o.operands.size() != 1 || o.results.size() != 1 || o.regions.size() != 1 ||
       o.regions[0].blocks.size() != 1)
     c.fail(o.id, "only single-operand reductions are implemented");
@@ -430,10 +450,23 @@ int run_of(const Val& p, const Val& data) {
 void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   const int res = o.results.at(0);
-  Val v = blocked_val(c, res, o.id);
-  if (v.lay != Lay::BTile && v.lay != Lay::BCol)
-    c.fail(o.id, "pointer loads of row vectors are not implemented (load a tile or a column)");
   const Val& p = L.val(o.operands.at(0), o.id);
+  if (p.lay == Lay::Scalar) {
+    // A scalar load (every thread reads the one address; the memory system serves it once).
+    Text x = "*" + R(p.storage);
+    if (o.operands.size() > 1)
+      x = "(" + R(o.operands[1]) + " ? *" + R(p.storage) + " : " +
+          (o.operands.size() > 2 ? R(o.operands[2]) : Text("0")) + ")";
+    Val s;
+    s.lay = Lay::Scalar;
+    s.elem = c.type(res).name;
+    s.cty = scalar_ctype(c, c.type(res), o.id);
+    s.storage = res;
+    out.body.push_back(decl(s.cty, res, x, true, c.note(o.id)));
+    L.set(res, s);
+    return;
+  }
+  Val v = blocked_val(c, res, o.id);
   if (p.lay != v.lay) c.fail(o.id, "the pointers of a load must be a tensor of pointers");
   adapter(L, o.operands[0], v, o.id);  // layout check
   const Text mask =

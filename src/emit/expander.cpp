@@ -52,6 +52,58 @@ std::vector<int> free_values(const ttgir::Function& f, int op) {
   return res;
 }
 
+namespace {
+// What role L's own work in loop `li` reads (nested loops included): the free values of its
+// nodes, through the index math and views it recomputes (NONE-pipeline or scalar nodes of the
+// loop, pulled in where read).
+void role_reads(const Lower& L, int li, std::vector<int>& out) {
+  const sgraph::Loop& loop = L.c.g.loops.at(static_cast<size_t>(li));
+  std::map<int, const sgraph::Node*> def;
+  for (const auto& n : loop.nodes)
+    for (int r : L.c.op(n.op).results) def[r] = &n;
+  std::vector<const sgraph::Node*> work;
+  std::set<const sgraph::Node*> seen;
+  for (const auto& n : loop.nodes) {
+    if (n.child_loop >= 0) {
+      role_reads(L, n.child_loop, out);
+      continue;
+    }
+    if (n.role == L.r.id && n.pipeline != "NONE" && seen.insert(&n).second) work.push_back(&n);
+  }
+  std::vector<int> child_reads;
+  for (const int v : out) child_reads.push_back(v);
+  auto visit = [&](int v) {
+    auto it = def.find(v);
+    if (it == def.end()) {
+      out.push_back(v);
+      return;
+    }
+    const sgraph::Node* p = it->second;
+    if ((p->pipeline == "NONE" || is_scalar_op(L.c, p->op)) && seen.insert(p).second)
+      work.push_back(p);
+  };
+  for (const int v : child_reads) visit(v);  // nested loops read this loop's index math too
+  while (!work.empty()) {
+    const sgraph::Node* n = work.back();
+    work.pop_back();
+    for (int v : free_values(L.c.f, n->op)) visit(v);
+  }
+}
+}  // namespace
+
+std::vector<int> role_free_values(const Lower& L, int li) {
+  const int op = L.c.g.loops.at(static_cast<size_t>(li)).op;
+  const ttgir::Op& o = L.c.op(op);
+  std::vector<int> reads(o.operands.begin(),
+                         o.operands.begin() + std::min<ptrdiff_t>(3, std::ssize(o.operands)));
+  role_reads(L, li, reads);
+  const std::vector<int> outside = free_values(L.c.f, op);
+  std::vector<int> res;
+  for (int v : outside)
+    if (std::find(reads.begin(), reads.end(), v) != reads.end()) res.push_back(v);
+  return res;
+}
+
 void Expander::select_nodes() {
   std::map<int, int> node_of_op;
   for (const auto& n : loop_.nodes) node_of_op[n.op] = n.id;
@@ -81,7 +133,8 @@ void Expander::select_nodes() {
       work.pop_back();
       const ttgir::Op& o = c_.op(node(id).op);
       if (o.name == "ttg.local_alloc" && c_.buffer_of(o.id) != nullptr) continue;  // a view
-      for (int v : free_values(c_.f, o.id)) {
+      const int child = node(id).child_loop;
+      for (int v : child >= 0 ? role_free_values(L_, child) : free_values(c_.f, o.id)) {
         auto it = def_node_.find(v);
         if (it == def_node_.end()) continue;  // outer value, iter_arg or induction variable
         const Node& p = node(it->second);

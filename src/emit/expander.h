@@ -19,6 +19,10 @@ using sgraph::Node;
 
 // Values an op reads that are defined outside it (its operands and its regions' free values).
 std::vector<int> free_values(const ttgir::Function& f, int op);
+// The values from outside scheduled loop `li` that role L's work in it reads: the loop's bounds
+// and what its own ops (and the replicated or scalar ops it recomputes) read, in nested loops
+// too. Another role's register math inside the loop is not this role's input.
+std::vector<int> role_free_values(const Lower& L, int li);
 
 struct Event {
   enum class Kind { Op, WaitFull, WaitEmptyArm, Release } kind = Kind::Op;

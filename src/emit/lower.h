@@ -57,6 +57,7 @@ struct BLayout {
   int R = 1, C = 1, S0 = 1, S1 = 1, T0 = 1, T1 = 32, W0 = 1, W1 = 4;
   int NW = 4;            // warps of the role holding the value (W0 * W1)
   bool mma_col = false;  // the accumulator layout's columns (is_mma_col in blocked.cpp)
+  bool mma_row = false;  // the accumulator layout's rows: MRowLay<R, C> (is_mma_row in blocked.cpp)
   std::string text() const;
   int ct0() const { return S0 * T0 * W0; }
   int ct1() const { return S1 * T1 * W1; }
@@ -84,6 +85,7 @@ struct Val {
   int contig = 1;             // integer/pointer tensors: proven consecutive run along the last dim
   bool uniform_cols = false;  // equal along the last dimension (splat, row broadcast)
   int smem_buffer = -1;       // a TMA-loaded tile still in its ring slot (read where first used)
+  bool const_ptr = false;     // a scalar pointer computed in the kernel (declared `const T*`)
 };
 
 struct Ctx {
@@ -247,6 +249,8 @@ bool has_mma_parent(const Ctx& c, const ttgir::Type& t);
 // --- blocked.cpp / blocked_ops.cpp
 // -------------------------------------------------------------------------------------
 bool is_blocked_type(const Ctx& c, const ttgir::Type& t);  // #ttg.blocked or a slice of one
+// An accumulator-layout row vector or N x 1 tile held in the blocked world (MRowLay).
+bool is_mma_row(const Ctx& c, const ttgir::Type& t, bool any_elem);
 std::string elem_ctype(const Ctx& c, const ttgir::Type& elem, int op);
 // The statement that completes a deferred column sum in place (lanes, then warps).
 Stmt reduce_col_partial(Lower& L, const Val& v, int op);

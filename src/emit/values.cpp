@@ -166,6 +166,7 @@ Text Lower::operand(int value, Lay res, int op) const {
       if (v.lay == Lay::ColB) return "col_bcast(" + R(v.storage) + ")";
       // A blocked column vector in the accumulator's column layout (blocked.cpp, is_mma_col).
       if (v.lay == Lay::BColB && v.blay.mma_col) return "mcol_bcast(" + R(v.storage) + ")";
+      if (v.lay == Lay::BRowB && v.blay.mma_row) return "mrow_bcast(" + R(v.storage) + ")";
       break;
     case Lay::Row:
       if (v.lay == Lay::Row) return "row(" + R(v.storage) + ")";

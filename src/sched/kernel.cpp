@@ -42,31 +42,31 @@ OpId enclosing_for(const Function& f, OpId id) {
   return ttgir::kNoId;
 }
 
-// Ping-pong pays when the consumers' register math sits between two MMAs of one iteration
-// (attention's softmax between S = QK^T and O += PV): while one warpgroup runs that math, the
-// other's MMAs keep the tensor core busy. A GEMM (MMA feeding only the next MMA) gains nothing.
-bool math_between_mmas(const ddg::Ddg& g) {
+// Ping-pong pays when the consumers' register math waits for an MMA of the iteration: attention's
+// softmax between S = QK^T and O += PV, or a blockwise-scaled GEMM's promotion of each K group's
+// partial product (acc += partial * scale). A warpgroup's math can only start once its MMAs are
+// done (in-order issue, wgmma.wait_group); under turns the other warpgroup's MMAs keep the
+// tensor core busy meanwhile. A GEMM (MMA feeding only the next MMA) has no such math and gains
+// nothing.
+bool math_after_mmas(const ddg::Ddg& g) {
   const int n = static_cast<int>(g.nodes.size());
   auto succs = g.succ_edges();
   for (int m = 0; m < n; ++m) {
     if (g.nodes[m].pipe != ddg::Pipe::TC) continue;
-    // Nodes reached from MMA m over distance-0 edges through at least one CUDA/SFU node.
-    std::vector<int> state(n, 0);  // 1 = reached, 2 = reached through register math
+    // Over distance-0 edges (through views and index math) to a CUDA/SFU node.
+    std::vector<char> seen(static_cast<size_t>(n), 0);
     std::vector<int> work{m};
-    state[m] = 1;
+    seen[static_cast<size_t>(m)] = 1;
     while (!work.empty()) {
-      int v = work.back();
+      const int v = work.back();
       work.pop_back();
       for (int ei : succs[v]) {
         const auto& e = g.edges[ei];
-        if (e.distance != 0 || e.dst == v) continue;
-        const auto& d = g.nodes[e.dst];
-        int st = state[v] == 2 || d.pipe == ddg::Pipe::CUDA || d.pipe == ddg::Pipe::SFU ? 2 : 1;
-        if (d.pipe == ddg::Pipe::TC && st == 2 && state[v] == 2) return true;
-        if (st > state[e.dst]) {
-          state[e.dst] = st;
-          work.push_back(e.dst);
-        }
+        if (e.distance != 0 || seen[static_cast<size_t>(e.dst)]) continue;
+        const auto p = g.nodes[e.dst].pipe;
+        if (p == ddg::Pipe::CUDA || p == ddg::Pipe::SFU) return true;
+        seen[static_cast<size_t>(e.dst)] = 1;
+        work.push_back(e.dst);
       }
     }
   }
@@ -191,7 +191,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index);
     // Ping-pong consumers take turns on the tensor core: each warpgroup's MMAs hold it for their
     // share only, which is what the reservation table and the latencies must see.
-    if (pingpong_loop < 0 && consumer_wgs > 1 && math_between_mmas(built[k].g)) {
+    if (pingpong_loop < 0 && consumer_wgs > 1 && math_after_mmas(built[k].g)) {
       pingpong_loop = static_cast<int>(k);
       ks.tc_turns[k] = consumer_wgs;
       built[k] =

@@ -3,7 +3,7 @@
 // role 0 producer: producer, warpgroups {0}, 24 registers
 // role 1 consumer: consumer, warpgroups {1,2}, 240 registers
 // loop 0 (op 25): II 33822 (ResMII 512, RecMII 33822, proven optimal), 2 stages
-// loop 1 (op 42): II 1024 (ResMII 1024, RecMII 751, proven optimal), 2 stages
+// loop 1 (op 42): II 1024 (ResMII 1024, RecMII 516, proven optimal), 2 stages
 #include <cuda_runtime.h>
 
 #include "sched2cu/abi.h"
@@ -94,9 +94,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         it1 += T1;  // ring slots used by this run of the loop
       }
     }
-  } else if (wg >= 1 && wg <= 2) {  // role 1 consumer (consumer, 240 regs)
+  } else if (wg >= 1 && wg <= 2) {  // role 1 consumer (consumer, 240 regs, ping-pong)
     setmaxnreg_inc<240>();
     const int slice = wg - 1;  // warpgroup slice of the role
+    if (slice == 0) named_bar_arrive(5, 256);  // ping-pong: the first warpgroup takes the first turn
     BRow<int, MRowLay<64, 4>> offs_m_31;  // op 23 tt.make_range
     brange(offs_m_31, 0 + slice * 64);  // op 23 tt.make_range
     BRow<int, MRowLay<64, 4>> offs_m_11_44;  // op 36 arith.addi
@@ -149,6 +150,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
             ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 0
+            named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
             wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 0
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
@@ -156,6 +158,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
             wgmma_commit();
             wgmma_fence_operand(partial_20_59);
+            named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
             bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 0
           }
           for (int k1 = 1; k1 < T1; ++k1) {  // steady state: step k runs stage s of iteration k - s
@@ -164,6 +167,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
             acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
+            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
             const int sa_21_60 = (c0_i32_14 + (k1) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
             const float* sb_65 = sb_row_14_48 + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             const float sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
@@ -171,9 +175,9 @@ __global__ void __launch_bounds__(kThreads, 1)
             bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
             tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 1
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
             tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 1
             ring1_0->wait_full(it1 + (k1));  // ring 0: data landed, stage 0
+            named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
             wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 0
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
@@ -181,6 +185,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
             wgmma_commit();
             wgmma_fence_operand(partial_20_59);
+            named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
             bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 0
           }
           {  // drain step 0: stages 1..1
@@ -189,8 +194,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
             acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 1
             if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (T1 - 1));  // ring 0: every reader is done, stage 1
+            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 1
             tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 1
           }
         }
@@ -245,6 +250,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
             ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 0
+            named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
             wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 0
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
@@ -252,6 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
             wgmma_commit();
             wgmma_fence_operand(partial_20_59);
+            named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
             bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 0
           }
           for (int k1 = 1; k1 < T1; ++k1) {  // steady state: step k runs stage s of iteration k - s
@@ -260,6 +267,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
             acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
+            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
             const int sa_21_60 = (c0_i32_14 + (k1) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
             const float* sb_65 = sb_row_14_48 + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             const float sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
@@ -267,9 +275,9 @@ __global__ void __launch_bounds__(kThreads, 1)
             bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
             tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 1
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
             tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 1
             ring1_0->wait_full(it1 + (k1));  // ring 0: data landed, stage 0
+            named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
             wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 0
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
@@ -277,6 +285,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
             wgmma_commit();
             wgmma_fence_operand(partial_20_59);
+            named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
             bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 0
           }
           {  // drain step 0: stages 1..1
@@ -285,8 +294,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
             acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 1
             if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (T1 - 1));  // ring 0: every reader is done, stage 1
+            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 1
             tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 1
           }
         }
@@ -315,6 +324,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     if (thread_idx_in_warpgroup() == 0) tma_wait<0>();  // drain the last iteration's TMA stores before exit
+    if (slice == 0) named_bar_sync(5, 256);  // ping-pong: absorb the last warpgroup's final turn hand-over
   }
 }
 

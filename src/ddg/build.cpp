@@ -153,6 +153,11 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       n.issue = k.issue;
       n.occupancy = k.occupancy;
       n.min_warps = c->min_warps;
+      if (reg_load || op.name == "tt.load") {
+        bool small = true;
+        for (ValueId r : op.results) small &= f.value(r).type.shape.size() <= 1;
+        n.vector_load = small && !op.results.empty();
+      }
       if (n.pipe == Pipe::CUDA || n.pipe == Pipe::SFU) {
         int64_t words_in = 0, words_out = 0;
         for (ValueId v : op.operands) words_in = std::max(words_in, reg_words(f.value(v).type));

@@ -38,6 +38,8 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
   }
   sink_mma_feeders(g, p.sched);
   validate_schedule(g, p.sched, "sinking MMA feeders");
+  prefetch_vector_loads(g, p.sched);
+  validate_schedule(g, p.sched, "prefetching vector loads");
   p.ii_before_cut = p.sched.ii;
   // Store staging form (docs/scheduler.md, "Epilogue staging"): the whole stored tile, unless it
   // does not fit or costs another ring depth that a 2-slot ring of column subtiles would not.

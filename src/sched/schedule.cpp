@@ -136,6 +136,49 @@ void sink_mma_feeders(const ddg::Ddg& g, Schedule& s) {
   }
 }
 
+void prefetch_vector_loads(const ddg::Ddg& g, Schedule& s) {
+  const int n = static_cast<int>(g.nodes.size());
+  bool mma = false;
+  for (const auto& x : g.nodes) mma |= x.pipe == ddg::Pipe::TC;
+  if (!mma) return;
+  auto succs = g.succ_edges();
+  auto at = [](auto& v, int i) -> decltype(auto) { return v[static_cast<size_t>(i)]; };
+  for (int v = 0; v < n; ++v) {
+    if (!at(g.nodes, v).vector_load) continue;
+    int64_t gap = INT64_MAX;
+    for (int ei : at(succs, v)) {
+      const auto& e = at(g.edges, ei);
+      if (e.dst != v) gap = std::min(gap, at(s.cycle, e.dst) + e.distance * s.ii - at(s.cycle, v));
+    }
+    if (gap == INT64_MAX || gap >= s.ii) continue;
+    // The load and the address math that nothing else reads (views and scalar index math).
+    std::vector<char> moved(static_cast<size_t>(n), 0);
+    at(moved, v) = 1;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (int p = 0; p < n; ++p) {
+        const auto& x = at(g.nodes, p);
+        if (at(moved, p) || x.super_node || x.pipe == ddg::Pipe::TC || x.pipe == ddg::Pipe::TMA)
+          continue;
+        bool feeds = false, only = true;
+        for (int ei : at(succs, p)) {
+          const auto& e = at(g.edges, ei);
+          if (e.dst == p) continue;
+          const bool in = e.distance == 0 && at(moved, e.dst);
+          feeds |= in;
+          only &= in;
+        }
+        if (feeds && only) at(moved, p) = grew = 1;
+      }
+    }
+    Schedule trial = s;
+    for (int u = 0; u < n; ++u)
+      if (at(moved, u)) at(trial.cycle, u) -= s.ii;
+    normalize(trial);
+    if (check_schedule(g, trial).empty()) s = trial;
+  }
+}
+
 Mrt::Mrt(const ddg::Ddg& g, int64_t ii) : ii_(ii) {
   auto streams = g.streams();
   const int tc_row = static_cast<int>(streams.size());

@@ -33,6 +33,9 @@ struct Node {
   // Register math whose result holds fewer registers than its widest tensor operand (a 32- to
   // 16-bit conversion): issuing it later keeps the wider operand live longer.
   bool narrows = false;
+  // A global load into registers of a scalar or a rank-1 tensor (a few registers per thread):
+  // issuing it an iteration early costs little (prefetch_vector_loads in the scheduler).
+  bool vector_load = false;
   bool super_node = false;
   int child_loop = -1;  // super-node: index of the inner loop in the kernel's loop list
 };

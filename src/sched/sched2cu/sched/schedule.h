@@ -77,6 +77,17 @@ class Mrt {
 // (checked; a move that breaks it is undone) and never changes II.
 void sink_mma_feeders(const ddg::Ddg& g, Schedule& s);
 
+// In a loop with tensor-core work, a global load of a scalar or a vector (a per-row scale) whose
+// first reader is less than one II after it is issued one iteration earlier (its node, and the
+// address math that only it reads, all move by exactly II: the reservation table is unchanged).
+// Why: a warpgroup issues in order, so a load's latency is hidden only by the work issued between
+// it and its reader; issued in the same step, the reader stalls the warpgroup (and the MMAs it
+// issues next) for whatever of the global latency the step has not covered, which the static
+// latency (an uncalibrated L2 hit) understates under the kernel's own traffic. An iteration
+// ahead, a whole step covers it, for a copy of a few registers. Keeps the schedule valid (a move
+// that breaks it is undone) and never changes II.
+void prefetch_vector_loads(const ddg::Ddg& g, Schedule& s);
+
 // Shifts all cycles so that the smallest is 0 (keeps every modulo relation intact).
 void normalize(Schedule& s);
 

@@ -131,7 +131,6 @@ __global__ void __launch_bounds__(kThreads, 2)
     BTile<float, BLay<8, 512, 1, 8, 1, 32, 4, 1>> y_30_63;  // op 55 arith.addf
     BTile<__half, BLay<8, 512, 1, 8, 1, 32, 4, 1>> v0_64;  // op 56 arith.truncf
     int x_39_c1;
-    BTile<float, BLay<8, 512, 1, 8, 1, 32, 4, 1>> xc_20_49_c1;
     int x_39;
     // loop 0 (op 32 scf.for), II 640, 2 stage(s) in role consumer
     uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
@@ -149,15 +148,14 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
       for (int k0 = 1; k0 < T0; ++k0) {  // steady state: step k runs stage s of iteration k - s
         x_39_c1 = x_39;  // carried copies of op 33 arith.muli
-        xc_20_49_c1 = xc_20_49;  // carried copies of op 42 arith.subf
         x_39 = (pid_14 + (k0) * num_programs_15) * c8_i32_9;  // op 33 arith.muli, node 0, stage 0
-        bmap(var_50, [](auto x0, auto x1) { return x0 * x1; }, btile(xc_20_49_c1), btile(xc_20_49_c1));  // op 43 arith.mulf, node 8, stage 1
+        bmap(var_50, [](auto x0, auto x1) { return x0 * x1; }, btile(xc_20_49), btile(xc_20_49));  // op 43 arith.mulf, node 8, stage 1
         breduce_cols(var_21_51, var_50, [](float var_31_52, float var_32_53) { const float var_33_54 = var_31_52 + var_32_53; return var_33_54; }, nullptr, 1 + wg);  // op 44 tt.reduce, node 9, stage 1
         bmap(var_22_55, [](auto x0, auto x1) { return fast_div(x0, x1); }, brow(var_21_51), bsplat(5.120000e+02f));  // op 47 arith.divf, node 10, stage 1
         bmap(rstd_23_56, [](auto x0, auto x1) { return x0 + x1; }, brow(var_22_55), bsplat(eps));  // op 48 arith.addf, node 11, stage 1
         bmap(rstd_24_57, [](auto x0) { return sqrtf(x0); }, brow(rstd_23_56));  // op 49 math.sqrt, node 12, stage 1
         bmap(rstd_25_58, [](auto x0, auto x1) { return fast_div(x0, x1); }, bsplat(1.000000e+00f), brow(rstd_24_57));  // op 50 arith.divf, node 13, stage 1
-        bmap(y_28_61, [](auto x0, auto x1) { return x0 * x1; }, btile(xc_20_49_c1), brow(rstd_25_58));  // op 53 arith.mulf, node 16, stage 1
+        bmap(y_28_61, [](auto x0, auto x1) { return x0 * x1; }, btile(xc_20_49), brow(rstd_25_58));  // op 53 arith.mulf, node 16, stage 1
         bmap(y_29_62, [](auto x0, auto x1) { return x0 * x1; }, btile(y_28_61), bcol(y_10_32));  // op 54 arith.mulf, node 17, stage 1
         bmap(y_30_63, [](auto x0, auto x1) { return x0 + x1; }, btile(y_29_62), bcol(y_13_35));  // op 55 arith.addf, node 18, stage 1
         bmap(v0_64, [](auto x0) { return static_cast<__half>(x0); }, btile(y_30_63));  // op 56 arith.truncf, node 19, stage 1
@@ -183,14 +181,13 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
       {  // drain step 0: stages 1..1
         x_39_c1 = x_39;  // carried copies of op 33 arith.muli
-        xc_20_49_c1 = xc_20_49;  // carried copies of op 42 arith.subf
-        bmap(var_50, [](auto x0, auto x1) { return x0 * x1; }, btile(xc_20_49_c1), btile(xc_20_49_c1));  // op 43 arith.mulf, node 8, stage 1
+        bmap(var_50, [](auto x0, auto x1) { return x0 * x1; }, btile(xc_20_49), btile(xc_20_49));  // op 43 arith.mulf, node 8, stage 1
         breduce_cols(var_21_51, var_50, [](float var_31_52, float var_32_53) { const float var_33_54 = var_31_52 + var_32_53; return var_33_54; }, nullptr, 1 + wg);  // op 44 tt.reduce, node 9, stage 1
         bmap(var_22_55, [](auto x0, auto x1) { return fast_div(x0, x1); }, brow(var_21_51), bsplat(5.120000e+02f));  // op 47 arith.divf, node 10, stage 1
         bmap(rstd_23_56, [](auto x0, auto x1) { return x0 + x1; }, brow(var_22_55), bsplat(eps));  // op 48 arith.addf, node 11, stage 1
         bmap(rstd_24_57, [](auto x0) { return sqrtf(x0); }, brow(rstd_23_56));  // op 49 math.sqrt, node 12, stage 1
         bmap(rstd_25_58, [](auto x0, auto x1) { return fast_div(x0, x1); }, bsplat(1.000000e+00f), brow(rstd_24_57));  // op 50 arith.divf, node 13, stage 1
-        bmap(y_28_61, [](auto x0, auto x1) { return x0 * x1; }, btile(xc_20_49_c1), brow(rstd_25_58));  // op 53 arith.mulf, node 16, stage 1
+        bmap(y_28_61, [](auto x0, auto x1) { return x0 * x1; }, btile(xc_20_49), brow(rstd_25_58));  // op 53 arith.mulf, node 16, stage 1
         bmap(y_29_62, [](auto x0, auto x1) { return x0 * x1; }, btile(y_28_61), bcol(y_10_32));  // op 54 arith.mulf, node 17, stage 1
         bmap(y_30_63, [](auto x0, auto x1) { return x0 + x1; }, btile(y_29_62), bcol(y_13_35));  // op 55 arith.addf, node 18, stage 1
         bmap(v0_64, [](auto x0) { return static_cast<__half>(x0); }, btile(y_30_63));  // op 56 arith.truncf, node 19, stage 1

@@ -115,9 +115,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     BTile<bool, BLay<1, 128, 1, 1, 1, 32, 1, 8, 8>> v9_68;  // op 58 arith.andi
     BTile<float*, BLay<1, 128, 1, 1, 1, 32, 1, 8, 8>> v10_69;  // op 59 tt.addptr
     BTile<float, BLay<1, 128, 1, 1, 1, 32, 1, 8, 8>> v11_70;  // op 60 ttg.convert_layout
-    BTile<bool, BLay<1, 128, 1, 1, 1, 32, 1, 8, 8>> v9_68_c1;
-    BTile<float*, BLay<1, 128, 1, 1, 1, 32, 1, 8, 8>> v10_69_c1;
-    BTile<float, BLay<1, 128, 1, 1, 1, 32, 1, 8, 8>> v11_70_c1;
     // loop 0 (op 24 scf.for), II 32807, 2 stage(s) in role consumer
     uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
@@ -232,9 +229,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       for (int k0 = 1; k0 < T0; ++k0) {  // steady state: step k runs stage s of iteration k - s
-        v9_68_c1 = v9_68;  // carried copies of op 58 arith.andi
-        v10_69_c1 = v10_69;  // carried copies of op 59 tt.addptr
-        v11_70_c1 = v11_70;  // carried copies of op 60 ttg.convert_layout
         const int group_id_32 = (start_pid_16 + (k0) * c132_i32_11) / num_in_group_27;  // op 25 arith.divsi, node 0, stage 0
         const int pid_k_36 = (start_pid_16 + (k0) * c132_i32_11) % num_in_group_27;  // op 29 arith.remsi, node 4, stage 0
         const int first_k_33 = group_id_32 * c8_i32_8;  // op 26 arith.muli, node 1, stage 0
@@ -299,7 +293,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         it1 += T1;  // ring slots used by this run of the loop
         if (T1 == 0) {  // loop 1 ran no iteration: its accumulators hold their init value
           acc_fill(acc_15_52, 0.0f);  // iter_arg 0 init (folded into scale-d)
-          bstore<1>(v10_69_c1, btile(v11_70_c1), btile(v9_68_c1));  // op 61 tt.store, node 24, stage 1
+          bstore<1>(v10_69, btile(v11_70), btile(v9_68));  // op 61 tt.store, node 24, stage 1
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0
           bmap(v9_68, [](auto x0, auto x1) { return x0 & x1; }, btile(v6_65), bsplat(v7_66));  // op 58 arith.andi, node 21, stage 0
@@ -322,7 +316,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
           }
         } else {
-          bstore<1>(v10_69_c1, btile(v11_70_c1), btile(v9_68_c1));  // op 61 tt.store, node 24, stage 1
+          bstore<1>(v10_69, btile(v11_70), btile(v9_68));  // op 61 tt.store, node 24, stage 1
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0
           bmap(v9_68, [](auto x0, auto x1) { return x0 & x1; }, btile(v6_65), bsplat(v7_66));  // op 58 arith.andi, node 21, stage 0
@@ -347,10 +341,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       {  // drain step 0: stages 1..1
-        v9_68_c1 = v9_68;  // carried copies of op 58 arith.andi
-        v10_69_c1 = v10_69;  // carried copies of op 59 tt.addptr
-        v11_70_c1 = v11_70;  // carried copies of op 60 ttg.convert_layout
-        bstore<1>(v10_69_c1, btile(v11_70_c1), btile(v9_68_c1));  // op 61 tt.store, node 24, stage 1
+        bstore<1>(v10_69, btile(v11_70), btile(v9_68));  // op 61 tt.store, node 24, stage 1
       }
     }
     if (thread_idx_in_warpgroup() == 0) tma_wait<0>();  // drain the last iteration's TMA stores before exit

@@ -388,6 +388,14 @@ void Expander::place(long long origin, bool sequential) {
     const int ly = ny >= 0 && c_.op(ny).name == "scf.for" ? 1 : 0;
     return std::tie(x.pos, x.t, x.rank, lx, nx) < std::tie(y.pos, y.t, y.rank, ly, ny);
   });
+  rank_.clear();
+  def_event_.clear();
+  for (size_t r = 0; r < order_.size(); ++r) {
+    const int i = order_[r];
+    rank_[i] = static_cast<int>(r);
+    const Event& e = ev_[static_cast<size_t>(i)];
+    if (e.kind == Event::Kind::Op) def_event_[e.node] = i;
+  }
   all_.clear();
   if (S_ == 1) {
     all_ = section(1, 0);
@@ -437,6 +445,7 @@ std::vector<Stmt> Expander::run() {
     origin = choose_origin(w);
   }
   max_age_.clear();
+  cross_step_.clear();
   place(origin, false);
   collect_ages();
   share_tile_storage();
@@ -499,6 +508,7 @@ std::vector<Stmt> Expander::run() {
   // Scalar results read in a later step are hoisted out of their step's block.
   std::set<int> hoisted;
   for (const auto& [v, amax] : max_age_) hoisted.insert(v);
+  hoisted.insert(cross_step_.begin(), cross_step_.end());
   for (const auto& [k, a] : result_age) hoisted.insert(fl_.yielded[static_cast<size_t>(k)]);
   for (auto& [id, low] : lowered_)
     for (auto& st : low.body)

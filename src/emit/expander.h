@@ -68,6 +68,7 @@ class Expander {
   std::map<int, int> def_node_;    // value -> defining node (results of included nodes)
   std::map<int, int> yield_of_;    // iter_arg -> yielded value
   std::map<int, int> max_age_;     // value -> largest age read
+  std::set<int> cross_step_;       // values read in a later step from their own variable
   std::vector<Event> ev_;
   int S_ = 1;
   long long ii_ = 1;
@@ -95,12 +96,18 @@ class Expander {
   long long iter_min(const SInst& si, int s) const;
   std::vector<Stmt> instantiate(std::vector<Stmt> body, const SInst& si, int s);
   int age_of(int value, int s_use) const;
-  // What a reference to `value` in a stage-s_use instance reads: (value, age), iter_args
-  // resolved to the previous iteration's yield; age INT_MIN for values from outside the loop.
-  std::pair<int, int> read_of(int value, int s_use) const;
+  // What a reference to `value` in a stage-s_use instance of event `reader` (nullptr: a carry
+  // shift or an MMA's issue-time operands) reads: (value, age), iter_args resolved to the
+  // previous iteration's yield; age INT_MIN for values from outside the loop. A read one step
+  // after the definition that comes before the definition in the step reads the variable itself
+  // (age 0): there it still holds the previous step's value, which is what its copy holds.
+  std::pair<int, int> read_of(int value, int s_use, const Event* reader = nullptr) const;
   // f(referenced value, value read, age) for every loop-defined register reference in `body`.
   void for_each_read(const std::vector<Stmt>& body, int s_use,
-                     const std::function<void(int, int, int)>& f) const;
+                     const std::function<void(int, int, int)>& f,
+                     const Event* reader = nullptr) const;
+  std::map<int, int> rank_;  // event index -> place in the step's order (place())
+  std::map<int, int> def_event_;  // node -> its Op event index
   std::vector<SInst> section(int sec, int step) const;
   std::vector<Stmt> emit_step(const std::vector<SInst>& insts, const std::map<int, int>& waits,
                               const std::map<int, std::vector<Text>>& fences);

@@ -29,24 +29,35 @@ int Expander::age_of(int value, int s_use) const {
   return s_use - node_stage_.at(it->second);
 }
 
-std::pair<int, int> Expander::read_of(int value, int s_use) const {
+std::pair<int, int> Expander::read_of(int value, int s_use, const Event* reader) const {
   auto y = yield_of_.find(value);
-  if (y == yield_of_.end()) return {value, age_of(value, s_use)};
+  if (y == yield_of_.end()) {
+    const int a = age_of(value, s_use);
+    if (a != 1 || reader == nullptr) return {value, a};
+    // Not for MMA results: the tensor core writes them asynchronously from the issue on.
+    const int dn = def_node_.at(value);
+    auto de = def_event_.find(dn);
+    if (node(dn).pipeline == "TC" || de == def_event_.end()) return {value, a};
+    const int re = static_cast<int>(reader - ev_.data());
+    if (rank_.at(re) < rank_.at(de->second)) return {value, 0};
+    return {value, a};
+  }
   const int a = age_of(y->second, s_use);  // an iter_arg: the previous iteration's yield
   return {y->second, a == INT_MIN ? INT_MIN : a + 1};
 }
 
 void Expander::for_each_read(const std::vector<Stmt>& body, int s_use,
-                             const std::function<void(int, int, int)>& f) const {
+                             const std::function<void(int, int, int)>& f,
+                             const Event* reader) const {
   for (const auto& st : body) {
     for (const Text* t : {&st.text, &st.cond, &st.init, &st.var})
       for (const auto& p : t->pieces()) {
         if (p.value < 0 || is_pseudo(p.value)) continue;
-        const auto [v, a] = read_of(p.value, s_use);
+        const auto [v, a] = read_of(p.value, s_use, reader);
         if (a != INT_MIN) f(p.value, v, a);
       }
-    for_each_read(st.body, s_use, f);
-    for_each_read(st.else_body, s_use, f);
+    for_each_read(st.body, s_use, f, reader);
+    for_each_read(st.else_body, s_use, f, reader);
   }
 }
 
@@ -80,13 +91,14 @@ std::vector<Stmt> Expander::instantiate(std::vector<Stmt> body, const SInst& si,
                R(fl_.step) + ")";
         continue;
       }
-      const auto [v, a] = read_of(p.value, s);
+      const auto [v, a] = read_of(p.value, s, si.ev >= 0 ? &ev_[static_cast<size_t>(si.ev)] : nullptr);
       if (a == INT_MIN) {
         out += Text::ref(p.value, p.age);  // defined outside the loop
         continue;
       }
       if (a < 0) c_.fail(loop_.op, "internal: a value is read before the stage that defines it");
       if (a > 0) max_age_[v] = std::max(max_age_[v], a);
+      if (a == 0 && age_of(v, s) > 0) cross_step_.insert(v);
       out += Text::ref(v, a);
     }
     return out;

@@ -35,9 +35,12 @@ std::set<int> Expander::share_tile_storage() {
     const int n = kv.first;
     const Event* e = kv.second;
     std::set<int> own(c_.op(node(n).op).results.begin(), c_.op(node(n).op).results.end());
-    for_each_read(e->low.body, e->stage, [&](int ref, int v, int a) {
-      if (!own.count(ref)) reads[v].push_back({e, a});
-    });
+    for_each_read(
+        e->low.body, e->stage,
+        [&](int ref, int v, int a) {
+          if (!own.count(ref)) reads[v].push_back({e, a});
+        },
+        e);
   }
   // Values the loop hands on (yields, results read after the loop) keep their own variables.
   std::set<int> escapes(fl_.yielded.begin(), fl_.yielded.end());

@@ -55,10 +55,13 @@ std::vector<Req> Expander::requirements(const SInst& si) const {
   std::vector<Stmt> body;
   for (const auto& st : e.low.body)
     if (st.kind != Stmt::Kind::MmaIssue) body.push_back(st);
-  for_each_read(body, e.stage, [&](int, int v, int a) {
-    const int m = mma_of(v);
-    if (m >= 0) out.push_back({m, a});
-  });
+  for_each_read(
+      body, e.stage,
+      [&](int, int v, int a) {
+        const int m = mma_of(v);
+        if (m >= 0) out.push_back({m, a});
+      },
+      &e);
   return out;
 }
 

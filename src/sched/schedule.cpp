@@ -145,12 +145,15 @@ void prefetch_vector_loads(const ddg::Ddg& g, Schedule& s) {
   auto at = [](auto& v, int i) -> decltype(auto) { return v[static_cast<size_t>(i)]; };
   for (int v = 0; v < n; ++v) {
     if (!at(g.nodes, v).vector_load) continue;
-    int64_t gap = INT64_MAX;
+    int64_t first = INT64_MAX, last = INT64_MIN;  // the readers' cycles, in this iteration's terms
     for (int ei : at(succs, v)) {
       const auto& e = at(g.edges, ei);
-      if (e.dst != v) gap = std::min(gap, at(s.cycle, e.dst) + e.distance * s.ii - at(s.cycle, v));
+      if (e.dst == v) continue;
+      const int64_t c = at(s.cycle, e.dst) + e.distance * s.ii;
+      first = std::min(first, c);
+      last = std::max(last, c);
     }
-    if (gap == INT64_MAX || gap >= s.ii) continue;
+    if (first == INT64_MAX || first - at(s.cycle, v) >= s.ii) continue;
     // The load and the address math that nothing else reads (views and scalar index math).
     std::vector<char> moved(static_cast<size_t>(n), 0);
     at(moved, v) = 1;
@@ -171,11 +174,36 @@ void prefetch_vector_loads(const ddg::Ddg& g, Schedule& s) {
         if (feeds && only) at(moved, p) = grew = 1;
       }
     }
-    Schedule trial = s;
-    for (int u = 0; u < n; ++u)
-      if (at(moved, u)) at(trial.cycle, u) -= s.ii;
-    normalize(trial);
-    if (check_schedule(g, trial).empty()) s = trial;
+    // Where it goes: just after its last reader's slot of the previous step, so that the loaded
+    // register is free again before the next load writes it (no carried copy, whose move the
+    // compiler may place right behind the load, waiting for it); else exactly one II earlier.
+    std::vector<int64_t> shifts;
+    for (int64_t t = last - s.ii + 1; t + at(g.nodes, v).latency <= first && t < at(s.cycle, v);
+         ++t) {
+      shifts.push_back(at(s.cycle, v) - t);
+      if (shifts.size() >= 64) break;
+    }
+    shifts.push_back(s.ii);
+    for (int64_t d : shifts) {
+      Schedule trial = s;
+      for (int u = 0; u < n; ++u)
+        if (at(moved, u)) at(trial.cycle, u) -= d;
+      Mrt mrt(g, s.ii);
+      bool fits = true;
+      for (int u = 0; u < n; ++u)
+        if (!at(moved, u)) mrt.place(u, at(trial.cycle, u));
+      for (int u = 0; u < n && fits; ++u)
+        if (at(moved, u)) {
+          fits = mrt.fits(u, at(trial.cycle, u));
+          if (fits) mrt.place(u, at(trial.cycle, u));
+        }
+      if (!fits) continue;
+      normalize(trial);
+      if (check_schedule(g, trial).empty()) {
+        s = trial;
+        break;
+      }
+    }
   }
 }
 

@@ -2,8 +2,8 @@
 // Kernel blockwise_fp8_kernel; target sm_90a, 3 warpgroups, 196688 B dynamic shared memory.
 // role 0 producer: producer, warpgroups {0}, 24 registers
 // role 1 consumer: consumer, warpgroups {1,2}, 240 registers
-// loop 0 (op 25): II 34846 (ResMII 512, RecMII 34846, proven optimal), 2 stages
-// loop 1 (op 42): II 1024 (ResMII 1024, RecMII 516, proven optimal), 3 stages
+// loop 0 (op 25): II 33822 (ResMII 512, RecMII 33822, proven optimal), 2 stages
+// loop 1 (op 42): II 1024 (ResMII 1024, RecMII 516, proven optimal), 2 stages
 #include <cuda_runtime.h>
 
 #include "sched2cu/abi.h"
@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (warp_idx_in_warpgroup() == 0 && elect_one_sync()) {  // one elected thread issues TMA
       tma_prefetch_desc(&map_a_desc_4_26);
       tma_prefetch_desc(&map_b_desc_27);
-      // loop 0 (op 25 scf.for), II 34846, 1 stage(s) in role producer
+      // loop 0 (op 25 scf.for), II 33822, 1 stage(s) in role producer
       uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
       uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
       const int T0 = num_tiles_22 > pid_16 ? (num_tiles_22 - pid_16 + num_programs_17 - 1) / num_programs_17 : 0;  // iterations of loop 0
@@ -108,17 +108,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     BTile<float, MRowLay<64, 1>> acc_29_69;  // op 59 arith.mulf
     AccTile<64, 128> acc_32_72;  // op 62 arith.addf
     AccTile<64, 128> partial_20_59_c1;
-    BRow<float, MRowLay<64, 4>> sa_25_64_c1;
-    float sb_26_66_c1;
-    BTile<float, MRowLay<64, 1>> acc_29_69_c1;
     AccTile<64, 128> acc_32_72_c1;
     float sb_26_66;
     int offs_m_9_42_c1;
     int sb_row_45_c1;
-    AccTile<64, 128> acc_50_c1;
     int offs_m_9_42;
     int sb_row_45;
-    // loop 0 (op 25 scf.for), II 34846, 2 stage(s) in role consumer
+    // loop 0 (op 25 scf.for), II 33822, 2 stage(s) in role consumer
     uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     const int T0 = num_tiles_22 > pid_16 ? (num_tiles_22 - pid_16 + num_programs_17 - 1) / num_programs_17 : 0;  // iterations of loop 0
@@ -139,33 +135,22 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int sb_row_13_47 = sb_row_12_46 * num_groups_3_24;  // op 39 arith.muli, node 13, stage 0
         const float* sb_row_14_48 = static_cast<float*>(sb_ptr) + sb_row_13_47;  // op 40 tt.addptr, node 14, stage 0
         bmap(sa_15_49, [](auto x0, auto x1) { return x0 < x1; }, brow(offs_m_11_44), bsplat(M));  // op 41 arith.cmpi, node 15, stage 0
-        // loop 1 (op 42 scf.for), II 1024, 3 stage(s) in role consumer
+        // loop 1 (op 42 scf.for), II 1024, 2 stage(s) in role consumer
         acc_fill(acc_32_72, 0.000000e+00f);  // iter_arg 0 starts at its init
         acc_32_72_c1 = acc_32_72;
         const int T1 = num_groups_3_24 > c0_i32_14 ? (num_groups_3_24 - c0_i32_14 + c1_i32_13 - 1) / c1_i32_13 : 0;  // iterations of loop 1
-        if (T1 >= 2) {  // the pipelined loop needs T >= stages - 1
+        if (T1 >= 1) {  // the pipelined loop needs T >= stages - 1
           {  // prologue step 0: stages 0..0
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
             const int sa_21_60 = (c0_i32_14 + 0 * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
+            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
+            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
             const float* sb_65 = sb_row_14_48 + (c0_i32_14 + 0 * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-          }
-          {  // prologue step 1: stages 0..1
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            const int sa_21_60 = (c0_i32_14 + 1 * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
-            const float* sb_65 = sb_row_14_48 + (c0_i32_14 + 1 * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
-            sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-            ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 1
+            ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 0
             named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
-            wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 1
+            wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 0
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
               wgmma_ss<128, __nv_fp8_e4m3, __nv_fp8_e4m3, Major::K, Major::K>(partial_20_59.v[0], wgmma_desc_k<128, 128>(buf1 + Ring<5>::slot(it1 + 0) * 16384u + (slice * 64 + 0) * 128, ks), wgmma_desc_k<128, 128>(buf2 + Ring<5>::slot(it1 + 0) * 16384u, ks), ks > 0);
@@ -173,85 +158,22 @@ __global__ void __launch_bounds__(kThreads, 1)
             wgmma_commit();
             wgmma_fence_operand(partial_20_59);
             named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
-            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64_c1), bsplat(sb_26_66_c1));  // op 59 arith.mulf, node 16, stage 1
           }
-          for (int k1 = 2; k1 < T1; ++k1) {  // steady state: step k runs stage s of iteration k - s
+          for (int k1 = 1; k1 < T1; ++k1) {  // steady state: step k runs stage s of iteration k - s
             wgmma_wait<0>();  // every wgmma group of this role is done
             wgmma_fence_operand(partial_20_59);
             partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 2));  // ring 0: every reader is done, stage 2
             const int sa_21_60 = (c0_i32_14 + (k1) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
-            const float* sb_65 = sb_row_14_48 + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
-            sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
+            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 1
             const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
             bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 2
-            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 2
-            ring1_0->wait_full(it1 + (k1 - 1));  // ring 0: data landed, stage 1
-            named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
-            wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 1
-            #pragma unroll
-            for (int ks = 0; ks < 4; ++ks) {
-              wgmma_ss<128, __nv_fp8_e4m3, __nv_fp8_e4m3, Major::K, Major::K>(partial_20_59.v[0], wgmma_desc_k<128, 128>(buf1 + Ring<5>::slot(it1 + (k1 - 1)) * 16384u + (slice * 64 + 0) * 128, ks), wgmma_desc_k<128, 128>(buf2 + Ring<5>::slot(it1 + (k1 - 1)) * 16384u, ks), ks > 0);
-            }
-            wgmma_commit();
-            wgmma_fence_operand(partial_20_59);
-            named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
-            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64_c1), bsplat(sb_26_66_c1));  // op 59 arith.mulf, node 16, stage 1
-          }
-          {  // drain step 0: stages 1..2
-            wgmma_wait<0>();  // every wgmma group of this role is done
-            wgmma_fence_operand(partial_20_59);
-            partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
-            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (T1 - 2));  // ring 0: every reader is done, stage 2
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 2
-            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 2
-            ring1_0->wait_full(it1 + (T1 - 1));  // ring 0: data landed, stage 1
-            named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
-            wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 1
-            #pragma unroll
-            for (int ks = 0; ks < 4; ++ks) {
-              wgmma_ss<128, __nv_fp8_e4m3, __nv_fp8_e4m3, Major::K, Major::K>(partial_20_59.v[0], wgmma_desc_k<128, 128>(buf1 + Ring<5>::slot(it1 + (T1 - 1)) * 16384u + (slice * 64 + 0) * 128, ks), wgmma_desc_k<128, 128>(buf2 + Ring<5>::slot(it1 + (T1 - 1)) * 16384u, ks), ks > 0);
-            }
-            wgmma_commit();
-            wgmma_fence_operand(partial_20_59);
-            named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
-            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64_c1), bsplat(sb_26_66_c1));  // op 59 arith.mulf, node 16, stage 1
-          }
-          {  // drain step 1: stages 2..2
-            wgmma_wait<0>();  // every wgmma group of this role is done
-            wgmma_fence_operand(partial_20_59);
-            partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
-            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (T1 - 1));  // ring 0: every reader is done, stage 2
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 2
-            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 2
-          }
-        } else {
-          for (int k1 = 0; k1 < T1; ++k1) {  // one iteration at a time, no overlap
-            partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
-            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            const int sa_21_60 = (c0_i32_14 + (k1) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
             const float* sb_65 = sb_row_14_48 + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
+            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
+            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69));  // op 61 arith.mulf, node 18, stage 1
+            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 1
             ring1_0->wait_full(it1 + (k1));  // ring 0: data landed, stage 0
             named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
             wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 0
@@ -262,12 +184,16 @@ __global__ void __launch_bounds__(kThreads, 1)
             wgmma_commit();
             wgmma_fence_operand(partial_20_59);
             named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
-            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 0
+          }
+          {  // drain step 0: stages 1..1
             wgmma_wait<0>();  // every wgmma group of this role is done
             wgmma_fence_operand(partial_20_59);
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1));  // ring 0: every reader is done, stage 0
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59), mrow_bcast(acc_29_69));  // op 61 arith.mulf, node 18, stage 0
-            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 0
+            partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
+            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
+            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 1
+            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (T1 - 1));  // ring 0: every reader is done, stage 1
+            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69));  // op 61 arith.mulf, node 18, stage 1
+            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 1
           }
         }
         it1 += T1;  // ring slots used by this run of the loop
@@ -275,7 +201,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int k0 = 1; k0 < T0; ++k0) {  // steady state: step k runs stage s of iteration k - s
         offs_m_9_42_c1 = offs_m_9_42;  // carried copies of op 34 arith.muli
         sb_row_45_c1 = sb_row_45;  // carried copies of op 37 arith.muli
-        acc_50_c1 = acc_32_72;  // carried copies of op 42 scf.for
         const int group_id_34 = (pid_16 + (k0) * num_programs_17) / num_in_group_30;  // op 26 arith.divsi, node 0, stage 0
         const int pid_m_38 = (pid_16 + (k0) * num_programs_17) % num_in_group_30;  // op 30 arith.remsi, node 4, stage 0
         const int first_m_35 = group_id_34 * c8_i32_10;  // op 27 arith.muli, node 1, stage 0
@@ -298,7 +223,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           uint8_t* const stage = buf0 + slice * 16384u;
           #pragma unroll
           for (int ch = 0; ch < 2; ++ch) {  // convert to bf16 and store 2 TMA boxes
-            acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 8192u, acc_50_c1, 0, 64 * ch, 0);
+            acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 8192u, acc_32_72, 0, 64 * ch, 0);
             fence_proxy_async();  // generic-proxy writes -> TMA store
             warpgroup_sync(1 + wg);  // the whole box is written
             if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
@@ -307,33 +232,22 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
           }
         }
-        // loop 1 (op 42 scf.for), II 1024, 3 stage(s) in role consumer
+        // loop 1 (op 42 scf.for), II 1024, 2 stage(s) in role consumer
         acc_fill(acc_32_72, 0.000000e+00f);  // iter_arg 0 starts at its init
         acc_32_72_c1 = acc_32_72;
         const int T1 = num_groups_3_24 > c0_i32_14 ? (num_groups_3_24 - c0_i32_14 + c1_i32_13 - 1) / c1_i32_13 : 0;  // iterations of loop 1
-        if (T1 >= 2) {  // the pipelined loop needs T >= stages - 1
+        if (T1 >= 1) {  // the pipelined loop needs T >= stages - 1
           {  // prologue step 0: stages 0..0
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
             const int sa_21_60 = (c0_i32_14 + 0 * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
+            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
+            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
             const float* sb_65 = sb_row_14_48 + (c0_i32_14 + 0 * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-          }
-          {  // prologue step 1: stages 0..1
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            const int sa_21_60 = (c0_i32_14 + 1 * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
-            const float* sb_65 = sb_row_14_48 + (c0_i32_14 + 1 * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
-            sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-            ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 1
+            ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 0
             named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
-            wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 1
+            wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 0
             #pragma unroll
             for (int ks = 0; ks < 4; ++ks) {
               wgmma_ss<128, __nv_fp8_e4m3, __nv_fp8_e4m3, Major::K, Major::K>(partial_20_59.v[0], wgmma_desc_k<128, 128>(buf1 + Ring<5>::slot(it1 + 0) * 16384u + (slice * 64 + 0) * 128, ks), wgmma_desc_k<128, 128>(buf2 + Ring<5>::slot(it1 + 0) * 16384u, ks), ks > 0);
@@ -341,85 +255,22 @@ __global__ void __launch_bounds__(kThreads, 1)
             wgmma_commit();
             wgmma_fence_operand(partial_20_59);
             named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
-            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64_c1), bsplat(sb_26_66_c1));  // op 59 arith.mulf, node 16, stage 1
           }
-          for (int k1 = 2; k1 < T1; ++k1) {  // steady state: step k runs stage s of iteration k - s
+          for (int k1 = 1; k1 < T1; ++k1) {  // steady state: step k runs stage s of iteration k - s
             wgmma_wait<0>();  // every wgmma group of this role is done
             wgmma_fence_operand(partial_20_59);
             partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 2));  // ring 0: every reader is done, stage 2
             const int sa_21_60 = (c0_i32_14 + (k1) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
-            const float* sb_65 = sb_row_14_48 + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
-            sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
+            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 1
             const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
             bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 2
-            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 2
-            ring1_0->wait_full(it1 + (k1 - 1));  // ring 0: data landed, stage 1
-            named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
-            wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 1
-            #pragma unroll
-            for (int ks = 0; ks < 4; ++ks) {
-              wgmma_ss<128, __nv_fp8_e4m3, __nv_fp8_e4m3, Major::K, Major::K>(partial_20_59.v[0], wgmma_desc_k<128, 128>(buf1 + Ring<5>::slot(it1 + (k1 - 1)) * 16384u + (slice * 64 + 0) * 128, ks), wgmma_desc_k<128, 128>(buf2 + Ring<5>::slot(it1 + (k1 - 1)) * 16384u, ks), ks > 0);
-            }
-            wgmma_commit();
-            wgmma_fence_operand(partial_20_59);
-            named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
-            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64_c1), bsplat(sb_26_66_c1));  // op 59 arith.mulf, node 16, stage 1
-          }
-          {  // drain step 0: stages 1..2
-            wgmma_wait<0>();  // every wgmma group of this role is done
-            wgmma_fence_operand(partial_20_59);
-            partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
-            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (T1 - 2));  // ring 0: every reader is done, stage 2
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 2
-            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 2
-            ring1_0->wait_full(it1 + (T1 - 1));  // ring 0: data landed, stage 1
-            named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
-            wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 1
-            #pragma unroll
-            for (int ks = 0; ks < 4; ++ks) {
-              wgmma_ss<128, __nv_fp8_e4m3, __nv_fp8_e4m3, Major::K, Major::K>(partial_20_59.v[0], wgmma_desc_k<128, 128>(buf1 + Ring<5>::slot(it1 + (T1 - 1)) * 16384u + (slice * 64 + 0) * 128, ks), wgmma_desc_k<128, 128>(buf2 + Ring<5>::slot(it1 + (T1 - 1)) * 16384u, ks), ks > 0);
-            }
-            wgmma_commit();
-            wgmma_fence_operand(partial_20_59);
-            named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
-            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64_c1), bsplat(sb_26_66_c1));  // op 59 arith.mulf, node 16, stage 1
-          }
-          {  // drain step 1: stages 2..2
-            wgmma_wait<0>();  // every wgmma group of this role is done
-            wgmma_fence_operand(partial_20_59);
-            partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
-            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (T1 - 1));  // ring 0: every reader is done, stage 2
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69_c1));  // op 61 arith.mulf, node 18, stage 2
-            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 2
-          }
-        } else {
-          for (int k1 = 0; k1 < T1; ++k1) {  // one iteration at a time, no overlap
-            partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
-            sa_25_64_c1 = sa_25_64;  // carried copies of op 54 tt.load
-            sb_26_66_c1 = sb_26_66;  // carried copies of op 56 tt.load
-            acc_29_69_c1 = acc_29_69;  // carried copies of op 59 arith.mulf
-            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            const int sa_21_60 = (c0_i32_14 + (k1) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
             const float* sb_65 = sb_row_14_48 + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
+            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
+            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69));  // op 61 arith.mulf, node 18, stage 1
+            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 1
             ring1_0->wait_full(it1 + (k1));  // ring 0: data landed, stage 0
             named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
             wgmma_fence();  // op 49 ttng.warp_group_dot, node 6, stage 0
@@ -430,12 +281,16 @@ __global__ void __launch_bounds__(kThreads, 1)
             wgmma_commit();
             wgmma_fence_operand(partial_20_59);
             named_bar_arrive(5 + (slice + 1) % 2, 256);  // ping-pong: the next warpgroup's turn
-            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 0
+          }
+          {  // drain step 0: stages 1..1
             wgmma_wait<0>();  // every wgmma group of this role is done
             wgmma_fence_operand(partial_20_59);
-            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1));  // ring 0: every reader is done, stage 0
-            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59), mrow_bcast(acc_29_69));  // op 61 arith.mulf, node 18, stage 0
-            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 0
+            partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
+            acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
+            bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 1
+            if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (T1 - 1));  // ring 0: every reader is done, stage 1
+            tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69));  // op 61 arith.mulf, node 18, stage 1
+            tile_map(acc_32_72, [](float x0, float x1) { return x0 + x1; }, tile(acc_32_72_c1), tile(partial_20_59));  // op 62 arith.addf, node 19, stage 1
           }
         }
         it1 += T1;  // ring slots used by this run of the loop
@@ -443,7 +298,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       {  // drain step 0: stages 1..1
         offs_m_9_42_c1 = offs_m_9_42;  // carried copies of op 34 arith.muli
         sb_row_45_c1 = sb_row_45;  // carried copies of op 37 arith.muli
-        acc_50_c1 = acc_32_72;  // carried copies of op 42 scf.for
         // op 64 arith.truncf: bf16 view, converted where stored
         {  // op 66 tt.descriptor_store via staging buffer 0, node 19, stage 1
           if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
@@ -451,7 +305,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           uint8_t* const stage = buf0 + slice * 16384u;
           #pragma unroll
           for (int ch = 0; ch < 2; ++ch) {  // convert to bf16 and store 2 TMA boxes
-            acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 8192u, acc_50_c1, 0, 64 * ch, 0);
+            acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 8192u, acc_32_72, 0, 64 * ch, 0);
             fence_proxy_async();  // generic-proxy writes -> TMA store
             warpgroup_sync(1 + wg);  // the whole box is written
             if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box

@@ -174,9 +174,8 @@ void prefetch_vector_loads(const ddg::Ddg& g, Schedule& s) {
         if (feeds && only) at(moved, p) = grew = 1;
       }
     }
-    // Where it goes: just after its last reader's slot of the previous step, so that the loaded
-    // register is free again before the next load writes it (no carried copy, whose move the
-    // compiler may place right behind the load, waiting for it); else exactly one II earlier.
+    // Where it goes: just after its last reader's slot, one II back (the value then lives less
+    // than one II: no carried copy); else exactly one II earlier.
     std::vector<int64_t> shifts;
     for (int64_t t = last - s.ii + 1; t + at(g.nodes, v).latency <= first && t < at(s.cycle, v);
          ++t) {

@@ -110,11 +110,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     RowVec<64> l_i_32_72;  // op 55 arith.addf
     RowVec<64> m_ij_17_51_c1;
     RowVec<64> m_ij_17_51_c2;
-    AccTile<64, 128> p_22_56_c1;
-    RowVec<64> alpha_23_58_c1;
-    RowVec<64> l_ij_59_c1;
     AccTile<64, 128> acc_30_70_c1;
-    RowVec<64> l_i_31_71_c1;
     RowVec<64> l_i_32_72_c1;
     // loop 0 (op 25 scf.for), II 2060, 3 stage(s) in role consumer
     uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
@@ -158,14 +154,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       {  // prologue step 1: stages 0..1
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
-        alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
-        l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
-        l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
-        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
-        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
+        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(qk_14_45));  // op 51 arith.truncf, node 21, stage 1
+        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71), row(l_ij_59));  // op 55 arith.addf, node 25, stage 1
         ring0_0->wait_full(it0 + 1);  // ring 0: data landed, stage 0
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
         wgmma_fence();  // op 30 ttng.warp_group_dot, node 4, stage 0
@@ -175,7 +167,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit();
         wgmma_fence_operand(qk_14_45);
-        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
+        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58));  // op 48 arith.mulf, node 18, stage 1
         ring0_1->wait_full(it0 + 0);  // ring 1: data landed, stage 1
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 1
         wgmma_fence();  // op 53 ttng.warp_group_dot
@@ -208,15 +200,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(acc_28_68);
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
-        alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
-        l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
-        l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         if ((threadIdx.x % 32) == 0) ring0_1->release(it0 + (k0 - 2));  // ring 1: every reader is done, stage 2
-        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
-        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
+        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(qk_14_45));  // op 51 arith.truncf, node 21, stage 1
+        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71), row(l_ij_59));  // op 55 arith.addf, node 25, stage 1
         ring0_0->wait_full(it0 + (k0));  // ring 0: data landed, stage 0
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
         wgmma_fence();  // op 30 ttng.warp_group_dot, node 4, stage 0
@@ -226,7 +214,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit();
         wgmma_fence_operand(qk_14_45);
-        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
+        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58));  // op 48 arith.mulf, node 18, stage 1
         ring0_1->wait_full(it0 + (k0 - 1));  // ring 1: data landed, stage 1
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 1
         wgmma_fence();  // op 53 ttng.warp_group_dot
@@ -259,16 +247,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(acc_28_68);
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
-        alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
-        l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
-        l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         if ((threadIdx.x % 32) == 0) ring0_1->release(it0 + (T0 - 2));  // ring 1: every reader is done, stage 2
-        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(p_22_56_c1));  // op 51 arith.truncf, node 21, stage 1
-        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71_c1), row(l_ij_59_c1));  // op 55 arith.addf, node 25, stage 1
-        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58_c1));  // op 48 arith.mulf, node 18, stage 1
+        tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(qk_14_45));  // op 51 arith.truncf, node 21, stage 1
+        row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71), row(l_ij_59));  // op 55 arith.addf, node 25, stage 1
+        tile_map(acc_26_65, [](float x0, float x1) { return x0 * x1; }, tile(acc_30_70_c1), row_bcast(alpha_23_58));  // op 48 arith.mulf, node 18, stage 1
         ring0_1->wait_full(it0 + (T0 - 1));  // ring 1: data landed, stage 1
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
         acc_30_70 = acc_26_65;  // accumulate onto C, node 23, stage 1
@@ -289,11 +273,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence_operand(acc_28_68);
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
-        alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
-        l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
-        l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         if ((threadIdx.x % 32) == 0) ring0_1->release(it0 + (T0 - 1));  // ring 1: every reader is done, stage 2
       }
@@ -301,11 +281,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int k0 = 0; k0 < T0; ++k0) {  // one iteration at a time, no overlap
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        p_22_56_c1 = qk_14_45;  // carried copies of op 40 math.exp2
-        alpha_23_58_c1 = alpha_23_58;  // carried copies of op 42 math.exp2
-        l_ij_59_c1 = l_ij_59;  // carried copies of op 43 tt.reduce
         acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
-        l_i_31_71_c1 = l_i_31_71;  // carried copies of op 54 arith.mulf
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         ring0_0->wait_full(it0 + (k0));  // ring 0: data landed, stage 0
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs

@@ -1,7 +1,9 @@
 // Unit tests of the emitter's GEMM-family lowerings (docs/emitter.md): an MN-major (transposed)
 // A operand (case7's doutᵀ), blocked tensors spread over a cooperative role of two warpgroups,
 // deferred column sums (partial.cpp), column vectors of the accumulator layout loaded through
-// pointers (a bias per column), and ring releases that keep one MMA group in flight. Behaviour
+// pointers (a bias per column), ring releases that keep one MMA group in flight, and case9's
+// blockwise-scaled promotion: row vectors of the accumulator layout loaded through pointers,
+// scalar loads, a load read a step later without a carried copy. Behaviour
 // on the GPU is `sched2cu check` of case7_wgrad_bias and of the harness's gemm_bt_gelu and
 // batched_gemm cases.
 #include <gtest/gtest.h>
@@ -21,6 +23,7 @@ const fs::path kRoot = fs::path(SCHED2CU_SOURCE_DIR);
 const fs::path kCase7 = kRoot / "examples/case7_wgrad_bias/schedule_graph.json";
 const fs::path kGelu = kRoot / "tests/harness/gpu_cases/gemm_bt_gelu/schedule_graph.json";
 const fs::path kCase8 = kRoot / "examples/case8_multiphase_gemm/schedule_graph.json";
+const fs::path kCase9 = kRoot / "examples/case9_scaled_mm/blockwise/schedule_graph.json";
 
 using Fixture = sched2cu::testing::GraphFixture;
 
@@ -144,3 +147,48 @@ TEST(GemmFamily, EmptyTensorsAreSkippedOnlyWhenEveryOutputIsEmpty) {
 }
 
 }  // namespace
+
+TEST(GemmFamily, RowScalesLiveInTheAccumulatorsRowLayout) {
+  const std::string s = emitted(kCase9);
+  // offs_m = pid_m * 128 + arange(128) over the consumer's two 64-row warpgroups: each
+  // warpgroup counts its own rows, in the accumulator's row order (MRowLay).
+  EXPECT_NE(s.find("BRow<int, MRowLay<64, 4>> offs_m_31;"), std::string::npos);
+  EXPECT_NE(s.find("brange(offs_m_31, 0 + slice * 64);"), std::string::npos);
+  // The masked per-row scale load, element by element through a row vector of pointers.
+  EXPECT_NE(s.find("bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));"),
+            std::string::npos);
+  // sa[:, None] * sb is an N x 1 tile, broadcast over the partial product's columns.
+  EXPECT_NE(s.find("BTile<float, MRowLay<64, 1>> acc_29_69;"), std::string::npos);
+  EXPECT_NE(s.find("mrow_bcast(acc_29_69)"), std::string::npos);
+  // The per-block scale is one scalar load.
+  EXPECT_NE(s.find("sb_26_66 = *sb_65;"), std::string::npos);
+}
+
+TEST(GemmFamily, ProducerReadsNoRegisterValueOfTheConsumer) {
+  // The K loop reads the consumer's row mask and offsets (register tensors) for its scale load;
+  // the producer, which works in that loop only through its TMA loads, must not need them (it
+  // was refused: "values crossing roles through registers need a shared-memory channel").
+  const std::string s = emitted(kCase9);
+  const std::string producer = between(s, "// role 0 producer (", "// role 1 consumer (");
+  ASSERT_FALSE(producer.empty());
+  EXPECT_NE(producer.find("tma_load_2d("), std::string::npos);
+  EXPECT_EQ(producer.find("offs_m_11_44"), std::string::npos);
+  EXPECT_EQ(producer.find("sa_15_49"), std::string::npos);
+}
+
+TEST(GemmFamily, PrefetchedScaleIsReadWithoutACarriedCopy) {
+  const std::string s = emitted(kCase9);
+  const std::string steady = between(s, "role 1 consumer (", "drain step");
+  const std::string step = between(steady, "steady state: step k runs", "named_bar_arrive");
+  ASSERT_FALSE(step.empty());
+  // Read (for the promotion of the previous K group) before this step's load overwrites it.
+  const size_t read = step.find("brow(sa_25_64), bsplat(sb_26_66)");
+  const size_t load = step.find("bload<1>(sa_25_64,");
+  ASSERT_NE(read, std::string::npos);
+  ASSERT_NE(load, std::string::npos);
+  EXPECT_LT(read, load);
+  EXPECT_EQ(s.find("sa_25_64_c1"), std::string::npos);
+  EXPECT_EQ(s.find("sb_26_66_c1"), std::string::npos);
+  // The consumers take turns issuing their MMAs, so one's promotion overlaps the other's MMAs.
+  EXPECT_NE(step.find("named_bar_sync(5 + slice, 256);"), std::string::npos);
+}

@@ -345,6 +345,56 @@ TEST(Sink, MathFeedingOnlyAnMmaMovesToItAndOtherMathStays) {
   EXPECT_EQ(s.cycle[m], before.cycle[m]);
 }
 
+TEST(Prefetch, AVectorLoadMovesAStepAheadOfItsReaderOnlyInTensorCoreLoops) {
+  // A blockwise-scaled GEMM's scale: addr (index math) -> load (a row vector) -> scale (math),
+  // placed as IMS placed case9's: the load one latency before its reader, in the same step. The
+  // pass moves the load and its address math (only) about one II earlier, to just after the
+  // reader's slot, so that a whole step covers the latency and the loaded register is free
+  // before the next load. Without an MMA in the loop nothing moves.
+  auto build = [](bool with_mma) {
+    Ddg g = with_mma ? gemm() : Ddg{};
+    g.add_node(mk("addr", Pipe::NONE, "none", 0, 0, 0));
+    Node l = mk("load", Pipe::CUDA, "consumer", 600, 4, 4);
+    l.vector_load = true;
+    g.add_node(l);
+    g.add_node(mk("scale", Pipe::CUDA, "consumer", 10, 10, 10));
+    g.add_node(mk("other", Pipe::CUDA, "consumer", 10, 10, 10));
+    const int addr = static_cast<int>(g.nodes.size()) - 4;
+    g.add_edge(addr, addr + 1, 0, 0);
+    g.add_edge(addr + 1, addr + 2, 600, 0);
+    g.add_edge(addr, addr, 1, 1);  // an induction-variable chain
+    g.add_edge(addr + 3, addr + 3, 10, 1);
+    return g;
+  };
+  Ddg g = build(true);
+  const int addr = 5, ld = 6, rd = 7, other = 8;  // after gemm()'s five nodes
+  Schedule s;
+  s.ii = 1024;
+  s.cycle = {0, 614, 256, 934, 934, 0, 4, 604, 700};
+  ASSERT_TRUE(check_schedule(g, s).empty());
+  const Schedule before = s;
+  prefetch_vector_loads(g, s);
+  EXPECT_TRUE(check_schedule(g, s).empty());
+  EXPECT_EQ(s.ii, before.ii);
+  // Nearly a whole II between the load and its reader (it was one latency), yet under one II:
+  // the loaded value is dead before the next iteration's load, so it needs no carried copy.
+  const int64_t gap = s.cycle[rd] - s.cycle[ld];
+  EXPECT_GT(gap, s.ii - 64);
+  EXPECT_LT(gap, s.ii);
+  EXPECT_EQ(s.cycle[ld] - s.cycle[addr], before.cycle[ld] - before.cycle[addr]);  // moved along
+  // Everything else keeps its place relative to the reader.
+  for (int u : {0, 1, 2, 3, 4, other})
+    EXPECT_EQ(s.cycle[u] - s.cycle[rd], before.cycle[u] - before.cycle[rd]) << u;
+  // Row-wise loops (no MMA) keep their placement.
+  Ddg h = build(false);
+  Schedule t;
+  t.ii = 1024;
+  t.cycle = {0, 4, 604, 700};
+  ASSERT_TRUE(check_schedule(h, t).empty());
+  prefetch_vector_loads(h, t);
+  EXPECT_EQ(t.cycle, (std::vector<int64_t>{0, 4, 604, 700}));
+}
+
 TEST(Compact, RemovesEmptyStagesAndKeepsColumns) {
   Ddg g = gemm();
   Schedule s = ims(g, 1024, 4096, 16);

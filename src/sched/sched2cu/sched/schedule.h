@@ -79,9 +79,10 @@ void sink_mma_feeders(const ddg::Ddg& g, Schedule& s);
 
 // In a loop with tensor-core work, a global load of a scalar or a vector (a per-row scale) whose
 // first reader is less than one II after it is issued about one iteration earlier: its node and
-// the address math that only it reads move to just after the last reader's slot of the previous
-// step when the latency and the reservation table allow (the loaded register is then free again
-// before the next load, so no carried copy), else by exactly II.
+// the address math that only it reads move to just after the last reader's slot, one II back,
+// when the latency and the reservation table allow (the value then lives less than one II: the
+// expander reads it without a carried copy, whose move the compiler may place right behind the
+// load, waiting for it), else by exactly II.
 // Why: a warpgroup issues in order, so a load's latency is hidden only by the work issued between
 // it and its reader; issued in the same step, the reader stalls the warpgroup (and the MMAs it
 // issues next) for whatever of the global latency the step has not covered, which the static

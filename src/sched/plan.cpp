@@ -83,6 +83,8 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
     validate_schedule(g, p.sched, "IMS after a cut and compaction");
     sink_mma_feeders(g, p.sched);
     validate_schedule(g, p.sched, "sinking MMA feeders after a cut");
+    prefetch_vector_loads(g, p.sched);
+    validate_schedule(g, p.sched, "prefetching vector loads after a cut");
     auto again = depths();
     for (size_t i = 0; i < again.size(); ++i) again[i].depth = std::min(again[i].depth, cap[i]);
     if (ii_for_depths(again, p.sched.ii) <= p.sched.ii &&

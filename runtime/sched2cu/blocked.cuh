@@ -166,9 +166,9 @@ struct MRowBcast {
 };
 template <class X>
 SCHED2CU_DEVICE MRowBcast<X> mrow_bcast(const X& x) {
-  static_assert(X::Layout::kS0 == 2 && X::Layout::kT0 == 8 && X::Layout::CT0 == 64 &&
-                    X::Layout::kCols == 1,
-                "the accumulator's row layout");
+  static_assert(
+      X::Layout::kS0 == 2 && X::Layout::kT0 == 8 && X::Layout::CT0 == 64 && X::Layout::kCols == 1,
+      "the accumulator's row layout");
   return {x};
 }
 template <class T>

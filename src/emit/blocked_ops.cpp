@@ -244,7 +244,8 @@ void b_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
              "broadcast of a materialized tile is not implemented (only of row/column "
              "vectors and splats)");
   const bool to_acc = !is_blocked_type(L.c, L.c.type(o.results[0]));
-  if (to_acc && !(v.lay == Lay::BColB && v.blay.mma_col) && !(v.lay == Lay::BRowB && v.blay.mma_row))
+  if (to_acc && !(v.lay == Lay::BColB && v.blay.mma_col) &&
+      !(v.lay == Lay::BRowB && v.blay.mma_row))
     L.c.fail(o.id,
              "only accumulator-layout row and column vectors broadcast into accumulator tiles");
   if (!to_acc && (v.lay == Lay::BRowB || v.lay == Lay::BColB)) {
@@ -354,8 +355,9 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
     return;
   }
   if (a.blay.mma_row || d.blay.mma_row)
-    c.fail(o.id, "layout conversion of an accumulator-layout row vector through shared memory is "
-                 "not implemented");
+    c.fail(o.id,
+           "layout conversion of an accumulator-layout row vector through shared memory is "
+           "not implemented");
   long long numel = 1;
   for (int64_t n : c.type(res).shape) numel *= n;
   d.cty = a.cty;

@@ -70,8 +70,7 @@ void role_reads(const Lower& L, int li, std::vector<int>& out) {
     }
     if (n.role == L.r.id && n.pipeline != "NONE" && seen.insert(&n).second) work.push_back(&n);
   }
-  std::vector<int> child_reads;
-  for (const int v : out) child_reads.push_back(v);
+  const std::vector<int> child_reads(out.begin(), out.end());
   auto visit = [&](int v) {
     auto it = def.find(v);
     if (it == def.end()) {

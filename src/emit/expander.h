@@ -106,7 +106,7 @@ class Expander {
   void for_each_read(const std::vector<Stmt>& body, int s_use,
                      const std::function<void(int, int, int)>& f,
                      const Event* reader = nullptr) const;
-  std::map<int, int> rank_;  // event index -> place in the step's order (place())
+  std::map<int, int> rank_;       // event index -> place in the step's order (place())
   std::map<int, int> def_event_;  // node -> its Op event index
   std::vector<SInst> section(int sec, int step) const;
   std::vector<Stmt> emit_step(const std::vector<SInst>& insts, const std::map<int, int>& waits,

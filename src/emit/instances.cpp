@@ -91,7 +91,8 @@ std::vector<Stmt> Expander::instantiate(std::vector<Stmt> body, const SInst& si,
                R(fl_.step) + ")";
         continue;
       }
-      const auto [v, a] = read_of(p.value, s, si.ev >= 0 ? &ev_[static_cast<size_t>(si.ev)] : nullptr);
+      const auto [v, a] =
+          read_of(p.value, s, si.ev >= 0 ? &ev_[static_cast<size_t>(si.ev)] : nullptr);
       if (a == INT_MIN) {
         out += Text::ref(p.value, p.age);  // defined outside the loop
         continue;

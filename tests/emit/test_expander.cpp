@@ -114,9 +114,10 @@ TEST(Expander, PrologueSteadyStateAndDrainOfTheConsumer) {
   // needs no carried copy; neither do the row vectors read before their step redefines them.
   EXPECT_EQ(c.find("p_22_56_c1"), std::string::npos);
   EXPECT_EQ(c.find("alpha_23_58_c1"), std::string::npos);
-  EXPECT_LT(steady.find("tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, "
-                        "tile(qk_14_45));"),
-            steady.find("wgmma_ss<128, __nv_bfloat16, __nv_bfloat16, Major::K, Major::K>(qk_14_45"));
+  EXPECT_LT(
+      steady.find("tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, "
+                  "tile(qk_14_45));"),
+      steady.find("wgmma_ss<128, __nv_bfloat16, __nv_bfloat16, Major::K, Major::K>(qk_14_45"));
   EXPECT_EQ(count(steady, "tile_map(qk_"), 3u);
   // The reference order waits for each group before the math that reads it.
   EXPECT_EQ(count(ref, "wgmma_wait<1>();"), 0u);

@@ -1,8 +1,9 @@
 // The reader and the emitter on hostile schedule graphs (issue 12, "Found"): every field of a
 // committed graph deleted, or given a value of another JSON type, must end in a sched2cu::Error
-// or in emitted text, never a crash or another exception (for every corpus graph); every string of the graph made to carry
-// a newline and a line of C++ must be refused or reach the output harmless. The fuzzer
-// (tests/sgraph/fuzz_graph.cpp) explores further; this is the exhaustive pass over field kinds.
+// or in emitted text, never a crash or another exception (for every corpus graph); every string of
+// the graph made to carry a newline and a line of C++ must be refused or reach the output harmless.
+// The fuzzer (tests/sgraph/fuzz_graph.cpp) explores further; this is the exhaustive pass over field
+// kinds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,8 +60,8 @@ Outcome emit_text(const std::string& text, std::string* out = nullptr) {
 class EmitHostileCorpus : public ::testing::TestWithParam<const char*> {};
 
 INSTANTIATE_TEST_SUITE_P(Corpus, EmitHostileCorpus,
-                         ::testing::Values("case1_simple_gemm", "case2_persistent_gemm",
-                                           "case3_FA", "case5_addmm_bias", "case6_layernorm",
+                         ::testing::Values("case1_simple_gemm", "case2_persistent_gemm", "case3_FA",
+                                           "case5_addmm_bias", "case6_layernorm",
                                            "case7_wgrad_bias", "case8_multiphase_gemm",
                                            "case9_scaled_mm/blockwise"));
 

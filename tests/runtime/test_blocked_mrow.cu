@@ -21,20 +21,26 @@ __global__ void mrow_kernel(const float* scale, float* out) {
   BRow<int, RowL> rows;
   brange(rows, 0);
   BRow<float, RowL> rowsf;
-  bmap(rowsf, [](auto x0) { return static_cast<float>(x0); }, brow(rows));
+  bmap(
+      rowsf, [](auto x0) { return static_cast<float>(x0); }, brow(rows));
   AccTile<kM, kN> a;
-  tile_map(a, [](float x0) { return x0; }, mrow_bcast(rowsf));
+  tile_map(
+      a, [](float x0) { return x0; }, mrow_bcast(rowsf));
   // scale[row] where row < kValid, else -1 (`other`).
   BRow<float*, RowL> p;  // as the emitter spells pointer tensors (non-const elements)
-  bmap(p, [scale](auto x0) { return const_cast<float*>(scale) + x0; }, brow(rows));
+  bmap(
+      p, [scale](auto x0) { return const_cast<float*>(scale) + x0; }, brow(rows));
   BRow<bool, RowL> mask;
-  bmap(mask, [](auto x0) { return x0 < kValid; }, brow(rows));
+  bmap(
+      mask, [](auto x0) { return x0 < kValid; }, brow(rows));
   BRow<float, RowL> s;
   bload<1>(s, p, brow(mask), bsplat(-1.f));
   BTile<float, ColL> s2;  // an N x 1 tile: expand_dims of the vector, times 2
-  bmap(s2, [](auto x0) { return 2.f * x0; }, brow(s));
+  bmap(
+      s2, [](auto x0) { return 2.f * x0; }, brow(s));
   AccTile<kM, kN> b;
-  tile_map(b, [](float x0) { return x0; }, mrow_bcast(s2));
+  tile_map(
+      b, [](float x0) { return x0; }, mrow_bcast(s2));
 #pragma unroll
   for (int sl = 0; sl < kM / 64; ++sl)
 #pragma unroll

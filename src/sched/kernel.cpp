@@ -398,7 +398,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   if (main_loop >= 0 && main_loop == pingpong_loop && g.launch.roles.size() > 1 &&
       g.launch.roles[1].split_parts > 1) {
     g.launch.roles[1].pingpong = true;
-    ks.notes.push_back("consumers ping-pong: register math between the MMAs of loop " +
+    ks.notes.push_back("consumers ping-pong: register math on the MMA results of loop " +
                        std::to_string(main_loop) +
                        " overlaps the other warpgroup's MMAs (named-barrier turns)");
   }
@@ -489,6 +489,14 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
                            "rings, or only at a smaller ring depth)");
     if (P.budget_cut)
       ks.notes.push_back("loop " + std::to_string(k) + ": shared-memory budget cut ring depths");
+    for (int v : P.prefetched) {
+      const int op = B.g.nodes[static_cast<size_t>(v)].op;
+      const auto& loc = f.op(op).loc;
+      ks.notes.push_back("loop " + std::to_string(k) + ": op " + std::to_string(op) + " " +
+                         f.op(op).name + (loc.src.known() ? " (" + loc.src.str() + ")" : "") +
+                         " is issued a step ahead of its reader (a vector load in a "
+                         "tensor-core loop: a whole step covers its latency)");
+    }
   }
   for (size_t i = 0; i < g.buffers.size(); ++i) g.buffers[i].id = static_cast<int>(i);
   // Resident (function-scope) TMA loads: the producer fills them once, the consumers read them.

@@ -38,7 +38,7 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
   }
   sink_mma_feeders(g, p.sched);
   validate_schedule(g, p.sched, "sinking MMA feeders");
-  prefetch_vector_loads(g, p.sched);
+  p.prefetched = prefetch_vector_loads(g, p.sched);
   validate_schedule(g, p.sched, "prefetching vector loads");
   p.ii_before_cut = p.sched.ii;
   // Store staging form (docs/scheduler.md, "Epilogue staging"): the whole stored tile, unless it
@@ -83,7 +83,7 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
     validate_schedule(g, p.sched, "IMS after a cut and compaction");
     sink_mma_feeders(g, p.sched);
     validate_schedule(g, p.sched, "sinking MMA feeders after a cut");
-    prefetch_vector_loads(g, p.sched);
+    p.prefetched = prefetch_vector_loads(g, p.sched);
     validate_schedule(g, p.sched, "prefetching vector loads after a cut");
     auto again = depths();
     for (size_t i = 0; i < again.size(); ++i) again[i].depth = std::min(again[i].depth, cap[i]);

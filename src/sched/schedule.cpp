@@ -136,11 +136,12 @@ void sink_mma_feeders(const ddg::Ddg& g, Schedule& s) {
   }
 }
 
-void prefetch_vector_loads(const ddg::Ddg& g, Schedule& s) {
+std::vector<int> prefetch_vector_loads(const ddg::Ddg& g, Schedule& s) {
   const int n = static_cast<int>(g.nodes.size());
+  std::vector<int> moved_loads;
   bool mma = false;
   for (const auto& x : g.nodes) mma |= x.pipe == ddg::Pipe::TC;
-  if (!mma) return;
+  if (!mma) return moved_loads;
   auto succs = g.succ_edges();
   auto at = [](auto& v, int i) -> decltype(auto) { return v[static_cast<size_t>(i)]; };
   for (int v = 0; v < n; ++v) {
@@ -200,10 +201,12 @@ void prefetch_vector_loads(const ddg::Ddg& g, Schedule& s) {
       normalize(trial);
       if (check_schedule(g, trial).empty()) {
         s = trial;
+        moved_loads.push_back(v);
         break;
       }
     }
   }
+  return moved_loads;
 }
 
 Mrt::Mrt(const ddg::Ddg& g, int64_t ii) : ii_(ii) {

@@ -277,6 +277,29 @@ TEST(Kernel, SequentialLoopNestsShareOneRingPool) {
   EXPECT_TRUE(sgraph::check(ks.graph).empty());
 }
 
+// case9: the promotion of each K group reads the MMA's result, so the consumers ping-pong (a GEMM
+// whose MMA feeds only the next MMA does not: case2); the per-row and per-block scale loads are
+// issued a step ahead of their reader, and the report says both.
+TEST(Kernel, BlockwiseScaledGemmPingPongsAndPrefetchesItsScales) {
+  InRepo here;
+  auto t = target();
+  auto m = ttgir::parse_file("examples/case9_scaled_mm/blockwise/pre_modulo.ttgir");
+  auto ks = sched::schedule_kernel(m, "x", t, {});
+  ASSERT_EQ(ks.graph.launch.roles.size(), 2U);
+  EXPECT_TRUE(ks.graph.launch.roles[1].pingpong);
+  ASSERT_EQ(ks.plans.size(), 2U);
+  const auto& k_loop = ks.plans[1];
+  EXPECT_EQ(k_loop.prefetched.size(), 2U);  // scale_a's row vector and scale_b's scalar
+  const std::string report = sched::render_report(ks);
+  EXPECT_NE(report.find("consumers ping-pong: register math on the MMA results of loop 1"),
+            std::string::npos);
+  EXPECT_NE(report.find("is issued a step ahead of its reader"), std::string::npos);
+  auto m2 = ttgir::parse_file("examples/case2_persistent_gemm/pre_modulo.ttgir");
+  auto k2 = sched::schedule_kernel(m2, "x", t, {});
+  EXPECT_FALSE(k2.graph.launch.roles.back().pingpong);
+  for (const auto& p : k2.plans) EXPECT_TRUE(p.prefetched.empty());
+}
+
 // At function scope (after the K loop of a one-tile kernel) a register load is no resident
 // buffer either: without the rule its 64 KiB would cost the K loop a ring slot.
 TEST(Kernel, FunctionScopeRegisterLoadIsNotResident) {

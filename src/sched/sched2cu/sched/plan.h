@@ -22,9 +22,10 @@ struct LoopPlan {
   int64_t heuristic_ii = 0;  // what IMS found before the exact method and budget cuts
   ExactResult exact;
   std::vector<RingDepth> rings;
-  int64_t ring_bytes = 0;     // slots + barriers
-  bool budget_cut = false;    // some ring got less than it wanted
-  int64_t ii_before_cut = 0;  // II before a cut forced it up (== sched.ii if none did)
+  int64_t ring_bytes = 0;       // slots + barriers
+  bool budget_cut = false;      // some ring got less than it wanted
+  int64_t ii_before_cut = 0;    // II before a cut forced it up (== sched.ii if none did)
+  std::vector<int> prefetched;  // vector loads issued a step ahead (prefetch_vector_loads)
 };
 
 LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail, int64_t mbarrier_bytes);

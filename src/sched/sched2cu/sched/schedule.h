@@ -89,7 +89,8 @@ void sink_mma_feeders(const ddg::Ddg& g, Schedule& s);
 // latency (an uncalibrated L2 hit) understates under the kernel's own traffic. An iteration
 // ahead, a whole step covers it, for a copy of a few registers. Keeps the schedule valid (a move
 // that breaks it is undone) and never changes II.
-void prefetch_vector_loads(const ddg::Ddg& g, Schedule& s);
+// Returns the loads it moved (node ids).
+std::vector<int> prefetch_vector_loads(const ddg::Ddg& g, Schedule& s);
 
 // Shifts all cycles so that the smallest is 0 (keeps every modulo relation intact).
 void normalize(Schedule& s);

@@ -3,8 +3,8 @@
 // conversions between equal distributions) cost nothing; elementwise math of any element type
 // runs through bmap; reductions shuffle within warps and cross warps through the role's scratch;
 // pointer loads and stores take 16-byte runs where contiguity is proven here and alignment and
-// masks allow at run time; TMA-loaded tiles are read from their ring slot where first used; tile
-// stores go through staging and TMA. An op this file cannot lower fails with its location.
+// masks allow at run time (TMA-loaded tiles and tile stores through staging: blocked_smem.cpp).
+// An op this file cannot lower fails with its location.
 #include <algorithm>
 
 #include "lower.h"
@@ -39,6 +39,10 @@ bool blocked_op(const Lower& L, const ttgir::Op& o) {
   return blocked_operand;
 }
 
+Text blocked_bar(const Ctx& c) {
+  return c.blocked_warps > 4 ? Text(S(c.bar_role())) : S(c.bar_warpgroup()) + " + wg";
+}
+
 namespace {
 
 int cty_bytes(const std::string& t) {
@@ -47,12 +51,6 @@ int cty_bytes(const std::string& t) {
   if (t == "__half" || t == "__nv_bfloat16") return 2;
   if (t == "long long") return 8;
   return 4;
-}
-
-// The named barrier of a blocked op's threads: its warpgroup's, or the role's when the layout
-// spans several warpgroups.
-Text bar_text(const Ctx& c) {
-  return c.blocked_warps > 4 ? Text(S(c.bar_role())) : S(c.bar_warpgroup()) + " + wg";
 }
 
 // Scratch of `bytes` per warpgroup (per role when the layout spans several), as a T* expression
@@ -363,7 +361,7 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
   d.cty = a.cty;
   out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
   out.body.push_back(code("bconvert(" + R(res) + ", " + R(a.storage) + ", " +
-                              scratch(c, numel * cty_bytes(a.cty), a.cty) + ", " + bar_text(c) +
+                              scratch(c, numel * cty_bytes(a.cty), a.cty) + ", " + blocked_bar(c) +
                               ");",
                           c.note(o.id) + ": through shared memory"));
   L.set(res, d);
@@ -401,9 +399,10 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
     if (l.C < l.ct1()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
     const Text scr = l.W1 > 1 ? scratch(c, 1LL * l.R * l.W1 * cty_bytes(T), T) : Text("nullptr");
     if (rank1) {
-      out.body.push_back(decl(
-          T, res, "breduce_all(" + R(a.storage) + ", " + fn + ", " + scr + ", " + bar_text(c) + ")",
-          true, c.note(o.id)));
+      out.body.push_back(
+          decl(T, res,
+               "breduce_all(" + R(a.storage) + ", " + fn + ", " + scr + ", " + blocked_bar(c) + ")",
+               true, c.note(o.id)));
       Val v;
       v.lay = Lay::Scalar;
       v.elem = c.type(res).name;
@@ -415,7 +414,7 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
     Val v = blocked_val(c, res, o.id);
     out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
     out.body.push_back(code("breduce_cols(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " +
-                                scr + ", " + bar_text(c) + ");",
+                                scr + ", " + blocked_bar(c) + ");",
                             c.note(o.id)));
     L.set(res, v);
     return;
@@ -435,7 +434,7 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
   }
   const Text scr = l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * cty_bytes(T), T) : Text("nullptr");
   out.body.push_back(code("breduce_rows(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " + scr +
-                              ", " + bar_text(c) + ");",
+                              ", " + blocked_bar(c) + ");",
                           c.note(o.id)));
   L.set(res, v);
 }
@@ -505,108 +504,8 @@ Stmt reduce_col_partial(Lower& L, const Val& v, int op) {
   const Text scr =
       l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * cty_bytes(v.cty), v.cty) : Text("nullptr");
   return code("bcol_partial_reduce(" + R(v.storage) + ", " + lambda_text(2, v.cty, "x0 + x1") +
-                  ", " + scr + ", " + bar_text(c) + ");",
+                  ", " + scr + ", " + blocked_bar(c) + ");",
               c.note(op) + " reads a deferred column sum: reduced here");
-}
-
-void bind_smem_tile(Lower& L, int load_op, const sgraph::Buffer& b) {
-  const int res = L.c.op(load_op).results.at(0);
-  Val v = blocked_val(L.c, res, load_op);
-  if (v.lay != Lay::BTile) L.c.fail(load_op, "a TMA load into registers must give a tile");
-  v.smem_buffer = b.id;
-  L.set(res, v);
-}
-
-void materialize_smem_tiles(Lower& L, const ttgir::Op& o, Lowered& out) {
-  Ctx& c = L.c;
-  // A local_alloc of the tile is a view of its slot (lower_local_alloc), not a register reader.
-  if (o.name == "ttg.local_alloc") return;
-  for (int value : o.operands) {
-    auto it = L.vals.find(value);
-    if (it == L.vals.end() || it->second.smem_buffer < 0) continue;
-    const Val& v = it->second;
-    const sgraph::Buffer& b = c.g.buffers.at(static_cast<size_t>(v.smem_buffer));
-    const ttgir::Op* ld = c.f.def_op(value);
-    Desc& d = desc_of(c, *ld);
-    const int64_t w = inner_box(c, d, ld->id);
-    if (d.block.size() != 2 || d.block[0] != v.blay.R || d.block[1] != v.blay.C)
-      c.fail(ld->id, "the loaded tile's shape differs from the descriptor block");
-    if (L.smem_declared.insert(value).second)
-      out.decls.push_back(
-          decl(blocked_ctype(v), value, {}, false, c.note(ld->id) + ": read from its ring slot"));
-    out.body.push_back(mem_code("bload_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
-                                    v.blay.text() + ">(" + R(value) + ", " + L.slot_addr(b) + ");",
-                                L.slot_access(b, Access::Engine::Generic, false),
-                                c.note(ld->id) + " -> registers (buffer " + S(b.id) + ")"));
-  }
-}
-
-// A blocked 16-bit tile stored through a TMA descriptor: written whole into its staging buffer in
-// the boxes' swizzled form, fenced, and stored box by box by one thread.
-void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
-                        const sgraph::Buffer& b, bool in_loop, std::vector<Stmt>& blk) {
-  Ctx& c = L.c;
-  if (v.lay != Lay::BTile) c.fail(o.id, "the stored value is not a register tile");
-  if (L.r.split_parts > 1) c.fail(o.id, "blocked tiles in a split role are not implemented");
-  if (v.cty != cuda_elem(c, d.elem, o.id) || elem_bytes(d.elem) != 2)
-    c.fail(o.id, "only 16-bit tiles of the descriptor's element type are stored");
-  if (d.block.size() != 2 || d.block[0] != v.blay.R || d.block[1] != v.blay.C)
-    c.fail(o.id, "stored tile shape differs from the descriptor block");
-  if (b.shape != std::vector<int>{v.blay.R, v.blay.C} || (b.depth != 1 && !in_loop))
-    c.fail(o.id, "staging buffer " + S(b.id) + " must hold the stored tile (once after a loop)");
-  const int64_t w = inner_box(c, d, o.id);
-  if (d.fold > 1)
-    fix_box(c, d, {d.block[0] * d.fold, d.block[1] / d.fold}, o.id);
-  else
-    fix_box(c, d, {v.blay.R, w}, o.id);
-  const long long box_bytes = static_cast<long long>(v.blay.R) * w * d.elem_bytes;
-  const long long nbox = v.blay.C / w;
-  const Text row =
-      d.fold > 1 ? "(" + R(o.operands.at(1)) + ") * " + S(d.fold) : R(o.operands.at(1));
-  // In a loop the staging is a ring of `depth` tiles, slot = iteration % depth. With depth 1 the
-  // storing thread waits for the previous store's reads before anyone writes (a barrier before
-  // and one after the writes). With depth >= 2 one barrier per tile does both: before it, the
-  // storing thread lets at most depth - 2 of its stores still read, so when the barrier opens
-  // the store of the slot the next tile writes (depth - 1 tiles back) has read it.
-  Text stage = c.buf_name(b.id);
-  const bool ring = in_loop && b.depth >= 2;
-  Text slot = "0";  // the staging bytes' offset in the buffer, for the protocol checker
-  if (in_loop) {
-    L.stores_in_flight = true;
-    if (ring) {
-      stage = "(" + L.slot_addr(b) + ")";
-      slot = "(" + counter_ref(b.loop) + ") % " + S(b.depth) + " * " + S(b.bytes);
-    } else {
-      Stmt drain = bulk_wait(0, true, "the previous store has read the staging");
-      drain.loop = c.loop_of_op(o.id);
-      drain.iter_dep = -1;
-      blk.push_back(guarded("thread_idx_in_warpgroup() == 0", drain));
-      blk.push_back(warpgroup_sync(bar_text(c)));
-    }
-  }
-  blk.push_back(mem_code("bstore_smem<" + S(d.swizzle) + ", " + S(w) + ", " + v.cty + ", " +
-                             v.blay.text() + ">(" + stage + ", btile(" + R(v.storage) + "));",
-                         Lower::staging_access(b, slot, b.bytes, Access::Engine::Generic, true)));
-  blk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
-  if (ring) {
-    Stmt drain =
-        bulk_wait(b.depth - 2, true, "the next tile's staging slot is free once the barrier opens");
-    drain.loop = c.loop_of_op(o.id);
-    drain.iter_dep = +1;
-    blk.push_back(guarded("thread_idx_in_warpgroup() == 0", drain));
-  }
-  blk.push_back(warpgroup_sync(bar_text(c), "the whole tile is written"));
-  std::vector<Stmt> st;
-  st.push_back(for_("int j = 0", "j < " + S(nbox), "++j",
-                    {code("tma_store_2d(&" + d.map + ", " + stage + " + j * " + S(box_bytes) +
-                          "u, " + R(o.operands.at(2)) + " + j * " + S(w) + ", " + row + ");")},
-                    S(nbox) + " boxes"));
-  st.push_back(code("tma_commit();"));
-  std::vector<Stmt> one{
-      tma_op(Stmt::Kind::TmaStore, st, {}, "",
-             {Lower::staging_access(b, slot, b.bytes, Access::Engine::Tma, false)})};
-  if (!in_loop) one.push_back(bulk_wait(0, false, "stored (and staging read) before exit"));
-  blk.push_back(if_("thread_idx_in_warpgroup() == 0", one, "one thread stores the tile"));
 }
 
 void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out) {

@@ -17,6 +17,8 @@ namespace sched2cu::emit::detail {
 using sgraph::Loop;
 using sgraph::Node;
 
+// Whether role L has work in scheduled loop `li` or the loops nested in it (role_inputs.cpp).
+bool works_in(const Lower& L, int li);
 // Values an op reads that are defined outside it (its operands and its regions' free values).
 std::vector<int> free_values(const ttgir::Function& f, int op);
 // The values from outside scheduled loop `li` that role L's work in it reads: the loop's bounds

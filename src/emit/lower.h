@@ -261,7 +261,11 @@ bool is_blocked_lay(Lay l);
 // Whether `o` works on blocked values (its results or operands), and its lowering there.
 bool blocked_op(const Lower& L, const ttgir::Op& o);
 void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out);
-// A tile a TMA load of another role leaves in ring slot `b`: this role reads it where first used.
+// The named barrier of a blocked op's threads: its warpgroup's, or the role's when the layout
+// spans several warpgroups.
+Text blocked_bar(const Ctx& c);
+// A tile a TMA load of another role leaves in ring slot `b`: this role reads it where first used
+// (blocked_smem.cpp, as are materialize_smem_tiles and store_blocked_tile).
 void bind_smem_tile(Lower& L, int load_op, const sgraph::Buffer& b);
 // Reads of TMA-loaded tiles an op needs before it runs (bind_smem_tile), into `out`.
 void materialize_smem_tiles(Lower& L, const ttgir::Op& o, Lowered& out);

@@ -72,10 +72,23 @@ void role_reads(const Lower& L, int li, std::vector<int>& out) {
       work.push_back(p);
   };
   for (const int v : child_reads) visit(v);  // nested loops read this loop's index math too
-  while (!work.empty()) {
-    const sgraph::Node* n = work.back();
-    work.pop_back();
-    for (int v : free_values(L.c.f, n->op)) visit(v);
+  // An iter_arg the role reads starts at its init, which the role then needs too (a pointer
+  // advanced by the loop, first computed by the enclosing loop's index math).
+  const ttgir::ForLoop fl = L.c.f.for_loop(loop.op);
+  std::set<size_t> inits_read;
+  for (bool grew = true; grew;) {
+    while (!work.empty()) {
+      const sgraph::Node* n = work.back();
+      work.pop_back();
+      for (int v : free_values(L.c.f, n->op)) visit(v);
+    }
+    grew = false;
+    for (size_t k = 0; k < fl.iter_args.size() && k < fl.inits.size(); ++k)
+      if (!inits_read.count(k) && std::find(out.begin(), out.end(), fl.iter_args[k]) != out.end()) {
+        inits_read.insert(k);
+        visit(fl.inits[k]);
+        grew = true;
+      }
   }
 }
 }  // namespace

@@ -95,3 +95,20 @@ TEST(BlockedEmit, LayerNormTilesThroughTmaAndTwoCtasPerSm) {
 }
 
 }  // namespace
+
+// A pointer advanced by an inner loop (`ptrs += BLOCK`) whose init the outer loop computes:
+// tests/emit/ptr_advance_input.ttgir (Triton 3.6's dump of a persistent row sum) scheduled into
+// tests/emit/ptr_advance.schedule_graph.json. The role that carries the iter_arg needs its init
+// from the outer loop; without it emit refused the loop ("operand %ptrs_4 has no lowered value
+// in role consumer", 2026-12-02, after a child loop's inputs became per role).
+TEST(BlockedEmit, InnerLoopPointerStartsAtTheOuterLoopsInit) {
+  const std::string s = emit_cuda(
+      sched2cu::sgraph::read_schedule_graph(kRoot / "tests/emit/ptr_advance.schedule_graph.json"),
+      {});
+  const size_t init = s.find("bmap(ptrs_4_17,");
+  const size_t inner = s.find("(op 14 scf.for)");
+  ASSERT_NE(init, std::string::npos);
+  ASSERT_NE(inner, std::string::npos);
+  EXPECT_LT(init, inner);
+  EXPECT_NE(s.find("ptrs_13_29 = ptrs_4_17;"), std::string::npos);  // the iter_arg starts there
+}

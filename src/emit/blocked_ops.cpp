@@ -485,6 +485,22 @@ void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
 void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   const Val& p = L.val(o.operands.at(0), o.id);
+  if (p.lay == Lay::Scalar) {
+    // A scalar store (`tl.store(y + row, tl.sum(x))`): every thread holds the value; one thread
+    // per warpgroup writes it. The pointer is a kernel's void* or a computed `const T*`.
+    const Val& x = L.val(o.operands.at(1), o.id);
+    if (x.lay != Lay::Scalar && x.lay != Lay::Splat)
+      c.fail(o.id, "a store through a scalar pointer needs a scalar value");
+    const std::string T = p.cty.empty() ? std::string() : p.cty.substr(0, p.cty.size() - 1);
+    if (T.empty() || p.cty.back() != '*') c.fail(o.id, "internal: a scalar pointer without a type");
+    Text cond = "thread_idx_in_warpgroup() == 0";
+    if (o.operands.size() > 2) cond += " && " + R(o.operands[2]);
+    const Text val = x.lay == Lay::Scalar ? R(x.storage) : splat_text(x);
+    out.body.push_back(code("if (" + cond + ") *const_cast<" + T + "*>(static_cast<const " + T +
+                                "*>(" + R(p.storage) + ")) = " + val + ";",
+                            c.note(o.id) + ": one thread per warpgroup"));
+    return;
+  }
   if (p.lay != Lay::BTile) c.fail(o.id, "the pointers of a store must be a tensor of pointers");
   Val data = p;  // the stored elements' layout is the pointers'
   data.cty = p.cty.substr(0, p.cty.size() - 1);

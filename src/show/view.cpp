@@ -51,6 +51,11 @@ std::string buffer_part(const sgraph::Buffer& b, const std::string& what) {
   return s;
 }
 
+// Whether a node holds its role's instruction stream in the scheduler's reservation table: a
+// scalar op or view (pipeline NONE) is issued on no stream (the scheduler's ResMII skips it), even
+// when the graph records an issue cost for it.
+bool holds_issue(const Node& n) { return n.issue_cost > 0 && n.pipeline != "NONE"; }
+
 }  // namespace
 
 std::string role_name(const ScheduleGraph& g, int role) {
@@ -66,7 +71,7 @@ Mrt reservation_table(const ScheduleGraph& g, size_t loop) {
   // Issue rows: the roles that issue something, in role order, then role -1.
   std::set<int> issuing;
   for (const Node& n : L.nodes)
-    if (n.issue_cost > 0) issuing.insert(n.role);
+    if (holds_issue(n)) issuing.insert(n.role);
   std::map<int, size_t> issue_row;
   for (int r : issuing) {
     if (r < 0) continue;
@@ -97,7 +102,7 @@ Mrt reservation_table(const ScheduleGraph& g, size_t loop) {
       if (n->pipeline == kPipelines[p] && n->occupancy > 0) place(*n, p, n->occupancy);
   }
   for (const Node* n : order)
-    if (n->issue_cost > 0) place(*n, issue_row.at(n->role), n->issue_cost);
+    if (holds_issue(*n)) place(*n, issue_row.at(n->role), n->issue_cost);
   for (const auto& l : lanes) t.lanes.push_back(std::max<int>(1, static_cast<int>(l.size())));
   return t;
 }
@@ -113,7 +118,7 @@ Bounds bounds(const ScheduleGraph& g, size_t loop) {
   std::map<int, int64_t> issue;
   for (const Node& n : L.nodes) {
     if (n.pipeline != "NONE") engine[n.pipeline] += n.occupancy;
-    if (n.issue_cost > 0) issue[n.role] += n.issue_cost;
+    if (holds_issue(n)) issue[n.role] += n.issue_cost;
     if (n.child_loop >= 0) b.super = std::max<int64_t>(b.super, n.latency);
   }
   for (const char* p : kPipelines)

@@ -63,9 +63,6 @@ Text scratch(Ctx& c, long long bytes, const std::string& cty) {
 
 Text splat_text(const Val& v) {
   Text x = v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar);
-  // A computed scalar pointer is declared `const T*`; a kernel's pointer parameter is void*.
-  if (!v.cty.empty() && v.cty.back() == '*' && v.const_ptr)
-    return "const_cast<" + v.cty + ">(" + x + ")";
   if (!v.cty.empty() && v.cty.back() == '*') return "static_cast<" + v.cty + ">(" + x + ")";
   return x;
 }
@@ -195,7 +192,6 @@ void b_splat(Lower& L, const ttgir::Op& o, Lowered&) {
   v.scalar_value = o.operands[0];
   v.storage = o.results[0];
   v.uniform_cols = true;
-  v.const_ptr = s.const_ptr;
   L.set(o.results[0], v);
 }
 
@@ -487,18 +483,18 @@ void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   const Val& p = L.val(o.operands.at(0), o.id);
   if (p.lay == Lay::Scalar) {
     // A scalar store (`tl.store(y + row, tl.sum(x))`): every thread holds the value; one thread
-    // per warpgroup writes it. The pointer is a kernel's void* or a computed `const T*`.
+    // per warpgroup writes it. The pointer is a kernel's void* or a computed `T* const`.
     const Val& x = L.val(o.operands.at(1), o.id);
     if (x.lay != Lay::Scalar && x.lay != Lay::Splat)
       c.fail(o.id, "a store through a scalar pointer needs a scalar value");
-    const std::string T = p.cty.empty() ? std::string() : p.cty.substr(0, p.cty.size() - 1);
-    if (T.empty() || p.cty.back() != '*') c.fail(o.id, "internal: a scalar pointer without a type");
+    if (p.cty.empty() || p.cty.back() != '*')
+      c.fail(o.id, "internal: a scalar pointer without a type");
     Text cond = "thread_idx_in_warpgroup() == 0";
     if (o.operands.size() > 2) cond += " && " + R(o.operands[2]);
     const Text val = x.lay == Lay::Scalar ? R(x.storage) : splat_text(x);
-    out.body.push_back(code("if (" + cond + ") *const_cast<" + T + "*>(static_cast<const " + T +
-                                "*>(" + R(p.storage) + ")) = " + val + ";",
-                            c.note(o.id) + ": one thread per warpgroup"));
+    out.body.push_back(
+        code("if (" + cond + ") *static_cast<" + p.cty + ">(" + R(p.storage) + ") = " + val + ";",
+             c.note(o.id) + ": one thread per warpgroup"));
     return;
   }
   if (p.lay != Lay::BTile) c.fail(o.id, "the pointers of a store must be a tensor of pointers");

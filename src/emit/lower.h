@@ -85,7 +85,6 @@ struct Val {
   int contig = 1;             // integer/pointer tensors: proven consecutive run along the last dim
   bool uniform_cols = false;  // equal along the last dimension (splat, row broadcast)
   int smem_buffer = -1;       // a TMA-loaded tile still in its ring slot (read where first used)
-  bool const_ptr = false;     // a scalar pointer computed in the kernel (declared `const T*`)
 };
 
 struct Ctx {

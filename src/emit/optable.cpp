@@ -24,7 +24,6 @@ void lower_scalar(Lower& L, const ttgir::Op& o, Lowered& out) {
   v.elem = L.c.type(res).name;
   v.cty = scalar_ctype(L.c, L.c.type(res), o.id);
   v.storage = res;
-  v.const_ptr = !v.cty.empty() && v.cty.back() == '*';  // declared `const T*`
   L.set(res, v);
 }
 

@@ -157,10 +157,6 @@ Text expr_over(const Ctx& c, const ttgir::Op& o, const std::string& ty,
 
 Text scalar_expr(Lower& L, const ttgir::Op& o) {
   const std::string ty = scalar_ctype(L.c, L.c.type(o.results.at(0)), o.id);
-  // An offset from a pointer the kernel computed (declared `const T*`) needs no cast; a kernel
-  // parameter (void*) does.
-  if (o.name == "tt.addptr" && L.c.f.def_op(o.operands.at(0)) != nullptr)
-    return R(o.operands[0]) + " + " + R(o.operands.at(1));
   return expr_over(L.c, o, ty, [&](size_t i) { return R(o.operands.at(i)); });
 }
 

@@ -330,9 +330,15 @@ std::string single(const Stmt& s, const Namer& name) {
     case Stmt::Kind::Code:
     case Stmt::Kind::MemCode:
       return T(s.text);
-    case Stmt::Kind::Decl:
-      return std::string(s.is_const ? "const " : "") + T(s.type) + " " + T(s.var) +
+    case Stmt::Kind::Decl: {
+      // A constant pointer is `T* const`: its pointee stays writable and casts to `T*` as a
+      // kernel's void* parameter does (stores and splats through it need no const_cast).
+      const std::string ty = T(s.type);
+      const bool ptr = !ty.empty() && ty.back() == '*';
+      return std::string(s.is_const && !ptr ? "const " : "") + ty +
+             (s.is_const && ptr ? " const" : "") + " " + T(s.var) +
              (s.init.empty() ? "" : " = " + T(s.init)) + ";";
+    }
     case Stmt::Kind::TripCount:
       return "const " + T(s.type) + " " + T(s.var) + " = " + T(s.init) + ";";
     case Stmt::Kind::WaitFull:

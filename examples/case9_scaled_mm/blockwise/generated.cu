@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int sb_row_12_46 = sb_row_45 / c128_i32_11;  // op 38 arith.divsi, node 12, stage 0
         bmap(offs_m_11_44, [](auto x0, auto x1) { return x0 + x1; }, bsplat(offs_m_9_42), brow(offs_m_31));  // op 36 arith.addi, node 10, stage 0
         const int sb_row_13_47 = sb_row_12_46 * num_groups_3_24;  // op 39 arith.muli, node 13, stage 0
-        const float* sb_row_14_48 = static_cast<float*>(sb_ptr) + sb_row_13_47;  // op 40 tt.addptr, node 14, stage 0
+        float* const sb_row_14_48 = static_cast<float*>(sb_ptr) + sb_row_13_47;  // op 40 tt.addptr, node 14, stage 0
         bmap(sa_15_49, [](auto x0, auto x1) { return x0 < x1; }, brow(offs_m_11_44), bsplat(M));  // op 41 arith.cmpi, node 15, stage 0
         // loop 1 (op 42 scf.for), II 1024, 2 stage(s) in role consumer
         acc_fill(acc_32_72, 0.000000e+00f);  // iter_arg 0 starts at its init
@@ -143,10 +143,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           {  // prologue step 0: stages 0..0
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
             const int sa_21_60 = (c0_i32_14 + 0 * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
+            float* const sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-            const float* sb_65 = sb_row_14_48 + (c0_i32_14 + 0 * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
+            float* const sb_65 = static_cast<float*>(sb_row_14_48) + (c0_i32_14 + 0 * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
             ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 0
             named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
@@ -166,10 +166,10 @@ __global__ void __launch_bounds__(kThreads, 1)
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
             const int sa_21_60 = (c0_i32_14 + (k1) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
             bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 1
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
+            float* const sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-            const float* sb_65 = sb_row_14_48 + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
+            float* const sb_65 = static_cast<float*>(sb_row_14_48) + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
             if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
             tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69));  // op 61 arith.mulf, node 18, stage 1
@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int sb_row_12_46 = sb_row_45 / c128_i32_11;  // op 38 arith.divsi, node 12, stage 0
         bmap(offs_m_11_44, [](auto x0, auto x1) { return x0 + x1; }, bsplat(offs_m_9_42), brow(offs_m_31));  // op 36 arith.addi, node 10, stage 0
         const int sb_row_13_47 = sb_row_12_46 * num_groups_3_24;  // op 39 arith.muli, node 13, stage 0
-        const float* sb_row_14_48 = static_cast<float*>(sb_ptr) + sb_row_13_47;  // op 40 tt.addptr, node 14, stage 0
+        float* const sb_row_14_48 = static_cast<float*>(sb_ptr) + sb_row_13_47;  // op 40 tt.addptr, node 14, stage 0
         bmap(sa_15_49, [](auto x0, auto x1) { return x0 < x1; }, brow(offs_m_11_44), bsplat(M));  // op 41 arith.cmpi, node 15, stage 0
         // op 64 arith.truncf: bf16 view, converted where stored
         {  // op 66 tt.descriptor_store via staging buffer 0, node 19, stage 1
@@ -240,10 +240,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           {  // prologue step 0: stages 0..0
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
             const int sa_21_60 = (c0_i32_14 + 0 * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
+            float* const sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-            const float* sb_65 = sb_row_14_48 + (c0_i32_14 + 0 * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
+            float* const sb_65 = static_cast<float*>(sb_row_14_48) + (c0_i32_14 + 0 * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
             ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 0
             named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
@@ -263,10 +263,10 @@ __global__ void __launch_bounds__(kThreads, 1)
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
             const int sa_21_60 = (c0_i32_14 + (k1) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
             bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 1
-            const float* sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(const_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
+            float* const sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
             bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
-            const float* sb_65 = sb_row_14_48 + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
+            float* const sb_65 = static_cast<float*>(sb_row_14_48) + (c0_i32_14 + (k1) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
             if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
             tile_map(partial_20_59, [](float x0, float x1) { return x0 * x1; }, tile(partial_20_59_c1), mrow_bcast(acc_29_69));  // op 61 arith.mulf, node 18, stage 1

@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 0 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 1: stages 0..1
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 1 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 2: stages 0..2
@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 2 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 3: stages 0..3
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 3 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 4: stages 0..4
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 4 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 5: stages 0..5
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 5 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 6: stages 0..6
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(x_11_30, [](auto x0) { return static_cast<float>(x0); }, btile(x_10_29_c6));  // op 21 arith.extf, node 5, stage 6
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 6 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 7: stages 0..7
@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             m_new_12_35 = fmaxf(m_new_12_35_c1, m_new_31);  // op 25 arith.maxnumf, node 7, stage 7
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 7 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
             l_i_13_36 = m_new_12_35_c1 - m_new_12_35;  // op 26 arith.subf, node 8, stage 7
           }
@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             m_new_12_35 = fmaxf(m_new_12_35_c1, m_new_31);  // op 25 arith.maxnumf, node 7, stage 7
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 8 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
             l_i_13_36 = m_new_12_35_c1 - m_new_12_35;  // op 26 arith.subf, node 8, stage 7
           }
@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             m_new_12_35 = fmaxf(m_new_12_35_c1, m_new_31);  // op 25 arith.maxnumf, node 7, stage 7
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k1) * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
             l_i_13_36 = m_new_12_35_c1 - m_new_12_35;  // op 26 arith.subf, node 8, stage 7
           }
@@ -480,7 +480,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k1) * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
             bmap(x_11_30, [](auto x0) { return static_cast<float>(x0); }, btile(x_10_29));  // op 21 arith.extf, node 5, stage 0
             const float m_new_31 = breduce_all(x_11_30, [](float m_new_21_32, float m_new_22_33) { const float m_new_23_34 = fmaxf(m_new_21_32, m_new_22_33); return m_new_23_34; }, reinterpret_cast<float*>(scratch), 1 + wg);  // op 22 tt.reduce, node 6, stage 0
@@ -519,7 +519,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 0 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 1: stages 0..1
@@ -529,7 +529,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 1 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 2: stages 0..2
@@ -540,7 +540,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 2 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 3: stages 0..3
@@ -552,7 +552,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 3 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 4: stages 0..4
@@ -565,7 +565,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 4 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 5: stages 0..5
@@ -579,7 +579,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 5 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 6: stages 0..6
@@ -595,7 +595,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(x_11_30, [](auto x0) { return static_cast<float>(x0); }, btile(x_10_29_c6));  // op 21 arith.extf, node 5, stage 6
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 6 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
           }
           {  // prologue step 7: stages 0..7
@@ -614,7 +614,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             m_new_12_35 = fmaxf(m_new_12_35_c1, m_new_31);  // op 25 arith.maxnumf, node 7, stage 7
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 7 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
             l_i_13_36 = m_new_12_35_c1 - m_new_12_35;  // op 26 arith.subf, node 8, stage 7
           }
@@ -640,7 +640,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             m_new_12_35 = fmaxf(m_new_12_35_c1, m_new_31);  // op 25 arith.maxnumf, node 7, stage 7
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 8 * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
             l_i_13_36 = m_new_12_35_c1 - m_new_12_35;  // op 26 arith.subf, node 8, stage 7
           }
@@ -667,7 +667,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             m_new_12_35 = fmaxf(m_new_12_35_c1, m_new_31);  // op 25 arith.maxnumf, node 7, stage 7
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k1) * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
             l_i_13_36 = m_new_12_35_c1 - m_new_12_35;  // op 26 arith.subf, node 8, stage 7
           }
@@ -879,7 +879,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             l_i_20_46_c1 = l_i_20_46;  // carried copies of op 35 arith.addf
             bmap(offs_7_26, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k1) * c1024_i32_6)), btile(cols_10));  // op 17 arith.addi, node 4, stage 0
             bmap(x_8_27, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_7_26), bsplat(n_cols));  // op 18 arith.cmpi
-            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
+            bmap(x_9_28, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_7_26));  // op 19 tt.addptr
             bload<8>(x_10_29, x_9_28, btile(x_8_27), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 20 tt.load: runs of 8 when aligned
             bmap(x_11_30, [](auto x0) { return static_cast<float>(x0); }, btile(x_10_29));  // op 21 arith.extf, node 5, stage 0
             const float m_new_31 = breduce_all(x_11_30, [](float m_new_21_32, float m_new_22_33) { const float m_new_23_34 = fmaxf(m_new_21_32, m_new_22_33); return m_new_23_34; }, reinterpret_cast<float*>(scratch), 1 + wg);  // op 22 tt.reduce, node 6, stage 0
@@ -901,14 +901,14 @@ __global__ void __launch_bounds__(kThreads, 4)
           {  // prologue step 0: stages 0..0
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 0 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 1: stages 0..1
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 1 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 2: stages 0..2
@@ -916,7 +916,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 2 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 3: stages 0..3
@@ -925,7 +925,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 3 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 4: stages 0..4
@@ -935,7 +935,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 4 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 5: stages 0..5
@@ -946,7 +946,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 5 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 6: stages 0..6
@@ -958,7 +958,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 6 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 7: stages 0..7
@@ -971,7 +971,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 7 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -986,7 +986,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 8 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
@@ -1004,12 +1004,12 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 9
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2 - 9) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1027,7 +1027,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 9) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1045,7 +1045,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 8) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1063,7 +1063,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 7) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1081,7 +1081,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 6) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1099,7 +1099,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 5) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1117,7 +1117,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 4) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1135,7 +1135,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 3) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1153,7 +1153,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
           {  // drain step 8: stages 9..9
@@ -1168,7 +1168,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 9
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 1) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
         } else {
@@ -1182,7 +1182,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56));  // op 47 arith.extf, node 5, stage 0
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 0
@@ -1191,7 +1191,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 0
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
         }
@@ -1208,14 +1208,14 @@ __global__ void __launch_bounds__(kThreads, 4)
           {  // prologue step 0: stages 0..0
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 0 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 1: stages 0..1
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 1 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 2: stages 0..2
@@ -1223,7 +1223,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 2 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 3: stages 0..3
@@ -1232,7 +1232,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 3 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 4: stages 0..4
@@ -1242,7 +1242,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 4 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 5: stages 0..5
@@ -1253,7 +1253,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 5 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 6: stages 0..6
@@ -1265,7 +1265,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 6 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 7: stages 0..7
@@ -1278,7 +1278,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 7 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1293,7 +1293,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 8 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
@@ -1311,12 +1311,12 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 9
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2 - 9) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1334,7 +1334,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 9) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1352,7 +1352,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 8) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1370,7 +1370,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 7) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1388,7 +1388,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 6) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1406,7 +1406,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 5) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1424,7 +1424,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 4) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1442,7 +1442,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 3) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1460,7 +1460,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
           {  // drain step 8: stages 9..9
@@ -1475,7 +1475,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 9
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 1) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
         } else {
@@ -1489,7 +1489,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56));  // op 47 arith.extf, node 5, stage 0
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 0
@@ -1498,7 +1498,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 0
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(const_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
         }

@@ -3,8 +3,8 @@
 # grouped (GROUP_M tile-rows) order of 128x256 tiles, so the grid is NUM_SMS programs (one per
 # H200 SM). Plain sequential Triton; the parameter order (a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K)
 # is the launch ABI of the generated kernel (docs/abi.md) and must not change. The bias tile is
-# read only by the epilogue's register math, so the scheduler lowers its load to direct global
-# loads in the accumulator layout (no shared memory). tools/dump_ttgir.py reads DUMP.
+# read only by the epilogue's add, so the scheduler stages its TMA load box by box in the C
+# store's own staging slots (no registers, no extra buffer). tools/dump_ttgir.py reads DUMP.
 import triton
 import triton.language as tl
 

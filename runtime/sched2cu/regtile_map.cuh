@@ -100,6 +100,22 @@ SCHED2CU_DEVICE Widen<T, M, N> widen(const PackedTile<M, N>& p) {
   return {p};
 }
 
+// Any operand adapter of an N-column tile result, read for the W-column box `box` of it (columns
+// W·box .. W·box + W - 1): a box result's element (s, i) is the whole tile's (s, i + box·W/2),
+// since every 8-column block holds 4 consecutive elements of a slab (regtile.cuh). How a
+// store's epilogue evaluates math one stored box at a time.
+template <int W, class A>
+struct BoxCols {
+  static_assert(W % 8 == 0, "whole 8-column blocks");
+  A a;
+  int off;
+  SCHED2CU_DEVICE float at(int s, int i) const { return a.at(s, i + off); }
+};
+template <int W, class A>
+SCHED2CU_DEVICE BoxCols<W, A> box_cols(const A& a, int box) {
+  return {a, box * (W / 2)};
+}
+
 // ---- elementwise maps: d[e] = f(a[e]...) over the result's elements --------------------------
 
 template <int M, int N, class F, class... A>

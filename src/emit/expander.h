@@ -121,6 +121,11 @@ class Expander {
   std::map<std::pair<int, int>, std::vector<SInst>> sinst_index_;
   std::vector<SInst> all_;          // every static instance, in emission order
   std::map<int, Lowered> lowered_;  // node -> its template
+  // A staging fill of the enclosing loop issued in this loop (docs/emitter.md, "Staged epilogue
+  // operands"), right after the instance of anchor node fill_anchor_ of iteration min(1, T - 1).
+  std::vector<Stmt> fills_;
+  int fill_anchor_ = -1;
+  void defer_fills(std::set<int>& deferred);  // this loop's fills, into their inner loops
   int sid(const SInst& si) const;
 };
 

@@ -216,6 +216,10 @@ std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
         if (!body.empty())
           body[0].note = body[0].note.empty() ? where : body[0].note + ", " + where;
         out.insert(out.end(), body.begin(), body.end());
+        if (e.node == fill_anchor_ && !fills_.empty())
+          out.push_back(if_("(" + iter_text(si, e.stage) + ") == (" + T_ + " > 1 ? 1 : 0)", fills_,
+                            "the enclosing loop's staging fill, once this loop's first "
+                            "MMAs are issued"));
         if (turns && static_cast<int>(i) == last_mma)
           out.push_back(named_bar(Stmt::Kind::NamedArrive,
                                   S(c_.bar_turn(0)) + " + (slice + 1) % " + S(L_.r.split_parts),

@@ -278,6 +278,19 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
                               "channel " + S(ch.id) + ": buffer " + S(ch.buffer) + ", role " +
                                   S(ch.producer_role) + " -> role " + S(ch.consumer_role)));
   }
+  for (const auto& b : c.g.buffers) {
+    if (b.fill_op < 0) continue;
+    const std::string name = c.fill_ring(b.id);
+    const std::string n = S(c.fill_slots(b));
+    head.push_back(code("Ring<" + n + ">* const " + name + " = reinterpret_cast<Ring<" + n +
+                            ">*>(smem + " + S(c.fill_offset.at(b.id)) + ");",
+                        "buffer " + S(b.id) + "'s fills (" + c.note(b.fill_op) +
+                            "): " + S(b.depth) + " slots per warpgroup"));
+    // Full: the storing thread's arm; the empty half is unused (the staging's reuse is ordered
+    // by that thread's bulk-group waits).
+    init.push_back(ring_init(name, c.fill_slots(b), 1, 1,
+                             "fills of buffer " + S(b.id) + " (" + c.note(b.fill_op) + ")"));
+  }
   init.push_back(sync_op(Stmt::Kind::InitFence));
   head.push_back(if_("threadIdx.x == 0", init));
   head.push_back(sync_op(Stmt::Kind::CtaSync));

@@ -85,6 +85,11 @@ struct Val {
   int contig = 1;             // integer/pointer tensors: proven consecutive run along the last dim
   bool uniform_cols = false;  // equal along the last dimension (splat, row broadcast)
   int smem_buffer = -1;       // a TMA-loaded tile still in its ring slot (read where first used)
+  // A staged epilogue operand (staged.cpp): an Acc tile that exists only one stored box at a
+  // time, in staging buffer `staged` (its fill), or computed from one there by `box_ops` (the
+  // elementwise ops to evaluate per box, in program order), inside its store's box loop.
+  int staged = -1;
+  std::vector<int> box_ops;
 };
 
 struct Ctx {
@@ -114,6 +119,13 @@ struct Ctx {
   int blocked_warps = 4;
   int blocked_role = -1;       // the role being lowered (its id)
   std::set<int> role_scratch;  // roles of several warpgroups whose blocked ops use scratch
+
+  // Staging fills (Buffer::fill_op): each one's barriers, a Ring of depth x warpgroups slots
+  // (warpgroup w's box j waits on slot w * depth + j % depth), placed by plan_smem.
+  std::map<int, long long> fill_offset;              // buffer id -> byte offset
+  const sgraph::Buffer* fill_of(int load_op) const;  // the staging a load fills, or nullptr
+  std::string fill_ring(int buffer) const;
+  int fill_slots(const sgraph::Buffer& b) const { return b.depth * g.launch.warpgroups; }
 
   [[noreturn]] void fail(int op, const std::string& msg) const;
   std::string note(int op) const;  // "op 17 tt.descriptor_load"
@@ -184,6 +196,12 @@ class Lower {
   bool stores_in_flight = false;
   bool fn_stores_pending = false;  // a function-scope store before a later phase is in flight
   bool role_synced = false;
+  // Staging fills a loop issues inside the inner loop that follows them (expander.cpp): inner
+  // loop index -> the fill's statements, emitted after that loop's first MMA of iteration 1.
+  std::map<int, std::vector<Stmt>> fills_in_loop;
+  // Box mode (staged.cpp): operands are read for one box of box_w columns, box index box_ix.
+  int box_w = 0;
+  Text box_ix;
 
   // Lowers one op through the table (or fails with its location).
   Lowered lower(int op);
@@ -199,6 +217,7 @@ class Lower {
   std::string ctype(const Val& v, int op) const;
   // The operand adapter text of `value` read at each element of a result of layout `res`.
   Text operand(int value, Lay res, int op) const;
+  Text whole_operand(int value, Lay res, int op) const;  // operand() outside box mode
   // A ring slot (or resident buffer) base address expression for a buffer.
   Text slot_addr(const sgraph::Buffer& b) const;
   // The protocol checker's view of an access to buffer b's slot of the current iteration (a
@@ -234,6 +253,11 @@ void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op);
 // blocked_ops.cpp: a blocked tile stored through staging buffer `b` and TMA.
 void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
                         const sgraph::Buffer& b, bool in_loop, std::vector<Stmt>& blk);
+// staged.cpp: a register load that fills its store's staging (Ctx::fill_of), and the store of
+// a staged value box by box (the chain evaluated per box, each box refilled once stored).
+void lower_fill(Lower& L, const ttgir::Op& o, const sgraph::Buffer& b, Lowered& out);
+void store_staged(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgraph::Buffer& b,
+                  bool in_loop, std::vector<Stmt>& blk);
 
 // --- plan.cpp
 // -------------------------------------------------------------------------------------

@@ -74,6 +74,7 @@ bool const_int_is(const Ctx& c, int v, long long want) {
 // tile (half the registers of f32), reading 0 outside the tensor as TMA would.
 void lower_register_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
+  if (const sgraph::Buffer* fill = c.fill_of(o.id)) return lower_fill(L, o, *fill, out);
   const ttgir::Value& res = c.f.value(o.results.at(0));
   for (int u : res.users) {
     const ttgir::Op& uo = c.op(u);
@@ -271,6 +272,11 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     return;
   }
   if (v.lay != Lay::Acc) c.fail(o.id, "the stored value is not a register tile");
+  if (v.staged >= 0) {
+    store_staged(L, o, d, v, *b, in_loop, blk);
+    out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
+    return;
+  }
   if (v.packed) c.fail(o.id, "storing a loaded 16-bit register tile is not implemented");
   if (v.elem != d.elem || elem_bytes(d.elem) != 2)
     c.fail(o.id, "only 16-bit tile stores are implemented");

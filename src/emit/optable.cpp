@@ -2,6 +2,8 @@
 // it (the expander only decides where and for which iteration the statements run). This file
 // holds the views, scalars, constants, elementwise math and reductions; memory ops are in
 // lower_mem.cpp and MMAs in lower_mma.cpp. An op missing from the table is an error naming it.
+#include <algorithm>
+
 #include "lower.h"
 #include "sched2cu/common/diag.h"
 
@@ -75,10 +77,32 @@ void lower_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
                        " is not implemented (f32 only)");
   bool uniform = true;
   int zero = -1;
+  int staged = -1;
+  std::vector<int> box_ops;
   for (int v : o.operands) {
     const Val& a = L.val(v, o.id);
     uniform &= a.lay == Lay::Splat;
     if (a.zero_iter >= 0 && o.name == "arith.mulf") zero = a.zero_iter;
+    if (a.staged >= 0) {
+      if (staged >= 0 && staged != a.staged)
+        L.c.fail(o.id, "operands staged in two different stores' staging");
+      staged = a.staged;
+      box_ops.insert(box_ops.end(), a.box_ops.begin(), a.box_ops.end());
+    }
+  }
+  if (staged >= 0) {
+    // Computed from a staged epilogue operand: evaluated box by box where it is stored.
+    Val v = L.from_type(res, o.id);
+    if (v.lay != Lay::Acc) L.c.fail(o.id, "math on a staged epilogue operand must be tile math");
+    std::sort(box_ops.begin(), box_ops.end());
+    box_ops.erase(std::unique(box_ops.begin(), box_ops.end()), box_ops.end());
+    box_ops.push_back(o.id);
+    v.staged = staged;
+    v.box_ops = std::move(box_ops);
+    v.storage = res;
+    L.set(res, v);
+    out.body.push_back(comment(L.c.note(o.id) + ": evaluated box by box where it is stored"));
+    return;
   }
   const std::string fn = lambda(o.operands.size(), element_fn(o.name));
   if (uniform) {
@@ -131,6 +155,8 @@ void lower_truncf(Lower& L, const ttgir::Op& o, Lowered& out) {
     L.c.fail(o.id, "truncf is implemented for f32 accumulator-layout tiles to 16 bits");
   Val v = a;
   v.elem = to;
+  if (a.staged >= 0 && !only_stored(L.c, res))
+    L.c.fail(o.id, "a staged epilogue operand's result must only be stored");
   if (only_stored(L.c, res)) {
     v.convert_on_store = true;  // converted box by box where it is stored (no registers)
     L.set(res, v);
@@ -167,8 +193,8 @@ void lower_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
       o.regions[0].blocks.size() != 1)
     L.c.fail(o.id, "only single-operand reductions are implemented");
   const Val& a = L.val(o.operands[0], o.id);
-  if (a.lay != Lay::Acc || a.packed || a.elem != "f32")
-    L.c.fail(o.id, "reductions are implemented over f32 accumulator-layout tiles");
+  if (a.lay != Lay::Acc || a.packed || a.elem != "f32" || a.staged >= 0)
+    L.c.fail(o.id, "reductions are implemented over f32 accumulator-layout tiles in registers");
   if (ax == nullptr || ax->as_int() != 1)
     L.c.fail(o.id, "reductions along axis 0 (column vectors) are not implemented yet");
   const ttgir::Block& b = o.regions[0].blocks[0];

@@ -93,6 +93,14 @@ bool Ctx::later_phase(int op) const {
 std::string Ctx::buf_name(int id) const { return "buf" + std::to_string(id); }
 std::string Ctx::fn_bar(int channel) const { return "&fn_bar[" + std::to_string(channel) + "]"; }
 
+const sgraph::Buffer* Ctx::fill_of(int load_op) const {
+  for (const auto& b : g.buffers)
+    if (b.fill_op == load_op) return &b;
+  return nullptr;
+}
+
+std::string Ctx::fill_ring(int buffer) const { return "fill" + std::to_string(buffer); }
+
 const sgraph::FnChannel* Ctx::fn_channel_of(int buffer) const {
   for (const auto& ch : g.channels)
     if (ch.buffer == buffer) return &ch;
@@ -234,6 +242,8 @@ void plan_smem(Ctx& c) {
   for (size_t li = 0; li < c.g.loops.size(); ++li)
     for (const auto& r : c.g.loops[li].rings)
       if (has_channel(static_cast<int>(li), r.id)) bar_bytes += 16LL * r.depth;  // full + empty
+  for (const auto& b : c.g.buffers)
+    if (b.fill_op >= 0) bar_bytes += 16LL * c.fill_slots(b);
   const long long budget = c.g.target.smem_bytes - 1024;  // 1024 B alignment slack
   c.overlay = phases <= 1 && staging > 0 && align(loops_end, 1024) + staging + bar_bytes > budget;
   off = c.overlay ? align(keep_end, 1024) : align(loops_end, 1024);
@@ -258,6 +268,11 @@ void plan_smem(Ctx& c) {
     c.fn_bar_offset[ch.id] = off;
     off += 8;
   }
+  for (const auto& b : c.g.buffers)
+    if (b.fill_op >= 0) {
+      c.fill_offset[b.id] = off;
+      off += 16LL * c.fill_slots(b);  // a Ring: full + empty barrier per slot
+    }
   c.smem_bytes = off;
   if (off > budget)
     throw Error("emit: shared memory plan needs " + std::to_string(off + 1024) +

@@ -232,6 +232,7 @@ std::vector<Text*> Stmt::texts() {
   for (auto& a : mem) {
     out.push_back(&a.index);
     out.push_back(&a.offset);
+    out.push_back(&a.round);
   }
   return out;
 }

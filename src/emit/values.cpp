@@ -152,6 +152,24 @@ Text Lower::operand(int value, Lay res, int op) const {
   auto bad = [&](const char* what) {
     c.fail(op, std::string("operand %") + c.f.value(value).name + ": " + what);
   };
+  if (box_w > 0) {
+    // One stored box: a staged value is the box's own tile; any other operand is read through
+    // its whole-tile adapter at the box's columns.
+    if (res != Lay::Acc) bad("only tile math is evaluated box by box");
+    if (v.staged >= 0) return "tile(" + R(v.storage) + ")";
+    return "box_cols<" + S(box_w) + ">(" + whole_operand(value, res, op) + ", " + box_ix + ")";
+  }
+  if (v.staged >= 0)
+    bad("a staged epilogue operand exists one stored box at a time: only elementwise math "
+        "feeding its store may read it");
+  return whole_operand(value, res, op);
+}
+
+Text Lower::whole_operand(int value, Lay res, int op) const {
+  const Val& v = val(value, op);
+  auto bad = [&](const char* what) {
+    c.fail(op, std::string("operand %") + c.f.value(value).name + ": " + what);
+  };
   if (v.convert_on_store) bad("a truncated tile is only stored, not computed with");
   if (v.lay == Lay::Splat)
     return "splat(" + (v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar)) + ")";

@@ -8,6 +8,7 @@
 
 #include "sched2cu/common/diag.h"
 #include "sched2cu/ddg/build.h"
+#include "sched2cu/sched/fills.h"
 #include "sched2cu/sched/grid.h"
 #include "sched2cu/sched/validate.h"
 
@@ -512,6 +513,12 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
       ch.full_arrivals = 1;
       g.channels.push_back(ch);
     }
+  // Epilogue operands loaded into their store's staging (fills.h), in the bytes left over.
+  {
+    const int64_t used =
+        resident + (overlay ? std::max(rings_so_far, staging) : rings_so_far + staging) + 1024;
+    plan_staging_fills(m, f, g, budget - used, t.budgets.mbarrier_bytes, ks.notes);
+  }
   // Every schedule is validated again here, on exactly what is written.
   for (size_t k = 0; k < loops.size(); ++k)
     validate_schedule(built[k].g, ks.plans[k].sched, "loop " + std::to_string(k));

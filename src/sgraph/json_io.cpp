@@ -135,19 +135,22 @@ J to_j(const ScheduleGraph& g) {
                           {"pingpong", r.pingpong}});
   root["launch"] = l;
   J bufs = J::array();
-  for (const auto& b : g.buffers)
-    bufs.push_back({{"id", b.id},
-                    {"kind", b.kind},
-                    {"shape", b.shape},
-                    {"elem", b.elem},
-                    {"bytes", b.bytes},
-                    {"depth", b.depth},
-                    {"loop", b.loop},
-                    {"producer_op", b.producer_op},
-                    {"consumer_ops", b.consumer_ops},
-                    {"live_start", b.live_start},
-                    {"live_end", b.live_end},
-                    {"ring", b.ring}});
+  for (const auto& b : g.buffers) {
+    J jb = {{"id", b.id},
+            {"kind", b.kind},
+            {"shape", b.shape},
+            {"elem", b.elem},
+            {"bytes", b.bytes},
+            {"depth", b.depth},
+            {"loop", b.loop},
+            {"producer_op", b.producer_op},
+            {"consumer_ops", b.consumer_ops},
+            {"live_start", b.live_start},
+            {"live_end", b.live_end},
+            {"ring", b.ring}};
+    if (b.fill_op >= 0) jb["fill_op"] = b.fill_op;  // optional: absent = none
+    bufs.push_back(jb);
+  }
   root["buffers"] = bufs;
   J fch = J::array();
   for (const auto& c : g.channels)
@@ -308,6 +311,7 @@ ScheduleGraph from_j(const Cur& root) {
     buf.live_start = b.at("live_start").integer<int>();
     buf.live_end = b.at("live_end").integer<int>();
     buf.ring = b.at("ring").integer<int>();
+    if (b.has("fill_op")) buf.fill_op = b.at("fill_op").integer<int>();
     g.buffers.push_back(buf);
   }
   Cur fc = root.at("channels");

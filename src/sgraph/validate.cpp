@@ -226,6 +226,29 @@ struct Checker {
     if (b.depth < 2) bad(p + "/depth", "a subtile staging ring needs depth >= 2");
   }
 
+  // A staging buffer's fill (docs/schedule_graph.md): a register-consumed tt.descriptor_load of
+  // the stored tile's shape and element width, loaded box by box into the subtile slots; every
+  // slot takes the same number of boxes per store (slot = box % depth).
+  void fill(const Buffer& b, const std::string& p) {
+    const std::string q = p + "/fill_op";
+    if (!op_ok(b.fill_op) || !op_ok(b.producer_op)) return bad(q, "unknown op");
+    const ttgir::Op& ld = fn->op(b.fill_op);
+    const ttgir::Op& st = fn->op(b.producer_op);
+    if (ld.name != "tt.descriptor_load" || ld.results.size() != 1)
+      return bad(q, "a fill is a tt.descriptor_load");
+    if (st.name != "tt.descriptor_store" || st.operands.empty())
+      return bad(q, "only the staging of a tt.descriptor_store has a fill");
+    const ttgir::Type& lt = fn->value(ld.results[0]).type;
+    const ttgir::Type& tt = fn->value(st.operands.back()).type;
+    if (lt.shape != tt.shape || lt.element_bits() != tt.element_bits())
+      return bad(q, "the loaded tile differs from the stored one in shape or element width");
+    if (b.depth < 2 || b.shape.size() != 2 || tt.shape.size() != 2 || b.shape[1] <= 0 ||
+        b.shape[1] >= tt.shape[1])
+      return bad(q, "a fill needs subtile staging (a ring of column subtiles, depth >= 2)");
+    if ((tt.shape[1] / b.shape[1]) % b.depth != 0)
+      return bad(q, "the tile's boxes do not cycle the slots evenly");
+  }
+
   void buffers() {
     std::map<int, long long> loop_bytes;
     for (size_t i = 0; i < g.buffers.size(); ++i) {
@@ -248,6 +271,7 @@ struct Checker {
         if (!op_ok(b.consumer_ops[k])) bad(p + "/consumer_ops/" + std::to_string(k), "unknown op");
       if (b.live_end < b.live_start) bad(p + "/live_end", "ends before it starts");
       if (b.loop == -1 && op_ok(b.producer_op)) staging(b, p);
+      if (b.fill_op != -1) fill(b, p);
       if (b.ring != -1) {
         if (b.loop < 0 || b.loop >= static_cast<int>(g.loops.size()) || b.ring < 0 ||
             b.ring >= static_cast<int>(g.loops[b.loop].rings.size())) {

@@ -68,6 +68,13 @@ std::vector<Site> sites(emit::Program& p) {
       return true;
     });
   };
+  // Rings whose empty barriers some statement waits on or arrives at: a staging fill's ring
+  // (docs/emitter.md) never uses its empty half, so its count is no part of the protocol.
+  std::set<std::string> empties_used;
+  walk(p.body, [&](std::vector<Stmt>& v, size_t i) {
+    if (v[i].kind == K::WaitEmpty || v[i].kind == K::Release) empties_used.insert(v[i].ring);
+    return true;
+  });
   for (int d : {+1, -1}) {
     const std::string sg = d > 0 ? "+1" : "-1";
     add(
@@ -76,7 +83,9 @@ std::vector<Site> sites(emit::Program& p) {
         [d](std::vector<Stmt>& v, size_t i) { v[i].full += d; });
     add(
         "empty-count" + sg, "a ring's empty-barrier arrival count " + sg,
-        [](const std::vector<Stmt>& v, size_t i) { return v[i].kind == K::RingInit; },
+        [&empties_used](const std::vector<Stmt>& v, size_t i) {
+          return v[i].kind == K::RingInit && empties_used.count(v[i].ring) != 0;
+        },
         [d](std::vector<Stmt>& v, size_t i) { v[i].empty += d; });
     add(
         "bar-count" + sg, "a function-scope barrier's arrival count " + sg,

@@ -178,6 +178,7 @@ class Interp {
     } else if (!text(a.offset).empty()) {
       off = value(s, a.offset, "staging offset");
     }
+    if (a.ring.empty() && !text(a.round).empty()) r.round = value(s, a.round, "fill round");
     r.region = tab_.region(base->second + off, a.bytes);
     return r;
   }
@@ -370,7 +371,12 @@ class Interp {
         e.k = Event::K::TmaLoad;
         e.mem.push_back(access(s, s.mem[0]));
         const Access& a = s.mem[0];
-        if (!a.ring.empty()) {
+        if (!s.ring.empty()) {
+          // A staging fill: the bytes are a staging box, the barrier a slot of its fill ring.
+          const long long c = value(s, s.ctr, "ring counter");
+          if (s.depth <= 0) fail(s, "a ring statement without a depth");
+          e.bar = tab_.bar(s.ring + ".full[" + std::to_string(c % s.depth) + "]");
+        } else if (!a.ring.empty()) {
           const long long c = value(s, a.index, "ring counter");
           e.bar = tab_.bar(a.ring + ".full[" + std::to_string(c % a.depth) + "]");
         } else {

@@ -24,6 +24,7 @@ const fs::path kCase7 = kRoot / "examples/case7_wgrad_bias/schedule_graph.json";
 const fs::path kGelu = kRoot / "tests/harness/gpu_cases/gemm_bt_gelu/schedule_graph.json";
 const fs::path kCase8 = kRoot / "examples/case8_multiphase_gemm/schedule_graph.json";
 const fs::path kCase9 = kRoot / "examples/case9_scaled_mm/blockwise/schedule_graph.json";
+const fs::path kCase5 = kRoot / "examples/case5_addmm_bias/schedule_graph.json";
 
 using Fixture = sched2cu::testing::GraphFixture;
 
@@ -192,3 +193,49 @@ TEST(GemmFamily, PrefetchedScaleIsReadWithoutACarriedCopy) {
   // The consumers take turns issuing their MMAs, so one's promotion overlaps the other's MMAs.
   EXPECT_NE(step.find("named_bar_sync(5 + slice, 256);"), std::string::npos);
 }
+
+namespace {
+
+// case5's bias is its C staging's fill: TMA-loaded box by box into the store's slots before the
+// K loop, read back and combined one 64-column box at a time; it never occupies registers.
+TEST(GemmFamily, EpilogueOperandIsStagedBoxByBoxNotHeldInRegisters) {
+  const auto g = sched2cu::sgraph::read_schedule_graph(kCase5);
+  ASSERT_EQ(g.buffers.at(0).fill_op, 43);
+  const std::string s = emit_cuda(g, {});
+  const std::string consumer = between(s, "// role 1 consumer (", "extern \"C\"");
+  ASSERT_FALSE(consumer.empty());
+  EXPECT_EQ(s.find("packed_load_global"), std::string::npos);
+  EXPECT_EQ(s.find("PackedTile<64, 256>"), std::string::npos);
+  // The first two boxes, by the storing thread once its earlier stores have read the slots,
+  // inside the K loop right after the MMAs of its iteration 1 (of 0 when it runs once), so that
+  // they do not compete with the ring's first fills; and after it when it runs no iteration.
+  const std::string steady = between(consumer, "for (int k1 = 1; k1 < T1; ++k1)", "drain step");
+  const size_t mma = steady.find("wgmma_commit();");
+  const size_t fill = steady.find("if ((k1) == (T1 > 1 ? 1 : 0)) {");
+  ASSERT_NE(mma, std::string::npos);
+  ASSERT_NE(fill, std::string::npos);
+  EXPECT_LT(mma, fill);
+  EXPECT_LT(fill, steady.find("wgmma_wait<1>();"));
+  EXPECT_LT(fill, steady.find("tma_wait_read<0>();  // the previous stores"));
+  EXPECT_LT(steady.find("tma_wait_read<0>();  // the previous stores"), steady.find("fill0->arm("));
+  EXPECT_NE(consumer.find("if ((0) == (T1 > 1 ? 1 : 0)) {"), std::string::npos);  // T1 == 1
+  EXPECT_NE(consumer.find("if (T1 == 0) {  // the loop ran no iteration: its staging fill"),
+            std::string::npos);
+  EXPECT_GT(consumer.find("fill0->arm("), consumer.find("// loop 1 (op 34 scf.for)"));
+  // Per box: wait, read back, add the accumulator's columns of this box, store, refill.
+  const std::string box =
+      between(consumer, "for (int ch = 0; ch < 4; ++ch) {  // per box", "} else {");
+  ASSERT_FALSE(box.empty());
+  EXPECT_NE(box.find("fill0->wait_full("), std::string::npos);
+  EXPECT_NE(box.find("AccTile<64, 64> bias_10_51;"), std::string::npos);
+  EXPECT_NE(
+      box.find(
+          "acc_load_box<__half, 128, 64>(bias_10_51, buf0 + slice * 8192 + ((ch) % 2) * 16384"),
+      std::string::npos);
+  EXPECT_NE(box.find("box_cols<64>(tile(acc_19_48), ch), tile(bias_10_51)"), std::string::npos);
+  EXPECT_NE(box.find("if (ch + 2 < 4) {  // refill the slot with box ch + 2"), std::string::npos);
+  // The bias descriptor now has a tensor map (the register load needed none).
+  EXPECT_NE(s.find("tma_make_map(&map_bias_desc_27"), std::string::npos);
+}
+
+}  // namespace

@@ -58,10 +58,16 @@ TEST(EmitRegisterTiles, FunctionScopeLoadAndElementwiseGolden) {
 // case5: the bias load is emitted once in the consumer role before the K loop (its registers fit
 // beside the accumulator, so the scheduler lets it start with the loop's super-node and the
 // emitter puts the op first), and added on the fly in both copies of the zero-trip split.
-TEST(EmitRegisterTiles, Case5BiasLoadIsIssuedBeforeTheKLoop) {
+// The register path of case5's bias, as the emitter lowers it for a graph that gives the load no
+// fill (the committed graph stages it:
+// GemmFamily.EpilogueOperandIsStagedBoxByBoxNotHeldInRegisters).
+TEST(EmitRegisterTiles, Case5BiasLoadWithoutAFillIsIssuedBeforeTheKLoop) {
   auto g =
       sched2cu::sgraph::read_schedule_graph(kSrc / "examples/case5_addmm_bias/schedule_graph.json");
+  ASSERT_EQ(g.buffers.at(0).fill_op, 43);
+  g.buffers.at(0).fill_op = -1;
   std::string out = emit(g);
+  EXPECT_EQ(out.find("fill0"), std::string::npos);
   EXPECT_EQ(count(out, "packed_load_global<__half>("), 1u);
   EXPECT_EQ(count(out, "widen<__half>(bias_"), 2u);  // added on the fly, no f32 copy of it
   const size_t consumer = out.find("setmaxnreg_inc<");

@@ -252,6 +252,49 @@ TEST(Kernel, RegisterLoadHasNoBufferAndOverlapsTheInnerLoopWhenItFits) {
   }
 }
 
+// case5's bias tile is read only by the epilogue's add before the C store: it becomes the C
+// staging's fill (loaded box by box into the store's slots), wherever the register model puts
+// the load (before the K loop, or after it when its registers would not fit), since both places
+// are the store's stage. A note says so.
+TEST(Kernel, EpilogueOperandBecomesItsStoreStagingsFill) {
+  InRepo here;
+  auto m = ttgir::parse_file("examples/case5_addmm_bias/pre_modulo.ttgir");
+  const auto& f = m.functions.at(0);
+  const int bias = op_named(f, "tt.descriptor_load", 2);
+  const int store = op_named(f, "tt.descriptor_store", 0);
+  ASSERT_GE(bias, 0);
+  ASSERT_GE(store, 0);
+  for (const int regs : {256, 200}) {
+    auto t = target();
+    t.budgets.setmaxnreg_max = regs;
+    auto ks = sched::schedule_kernel(m, "x", t, {});
+    int fills = 0;
+    for (const auto& b : ks.graph.buffers) {
+      if (b.fill_op < 0) continue;
+      ++fills;
+      EXPECT_EQ(b.fill_op, bias);
+      EXPECT_EQ(b.producer_op, store);
+      EXPECT_EQ(b.depth, 2);
+    }
+    EXPECT_EQ(fills, 1);
+    bool noted = false;
+    for (const auto& n : ks.notes)
+      noted |=
+          n.find("op " + std::to_string(bias) + " tt.descriptor_load") == 0 &&
+          n.find("box by box into the staging of op " + std::to_string(store)) != std::string::npos;
+    EXPECT_TRUE(noted);
+    EXPECT_TRUE(sgraph::check(ks.graph).empty());
+  }
+  // No shared memory left for the fill's barriers: the bias stays a register load.
+  auto t = target();
+  const auto full = sched::schedule_kernel(m, "x", t, {});
+  t.budgets.smem_bytes_per_block =
+      full.smem_resident + full.smem_rings + full.smem_staging + 1024;  // nothing spare
+  auto ks = sched::schedule_kernel(m, "x", t, {});
+  ASSERT_EQ(ks.plans.at(1).rings.at(0).depth, 4);  // the same plan, only no slack
+  for (const auto& b : ks.graph.buffers) EXPECT_EQ(b.fill_op, -1);
+}
+
 // case8: three top-level K loops (phases) share one ring pool: the footprint is the largest
 // phase's rings, not their sum (before, the second loop found 2960 bytes left and scheduling
 // failed), and the staging of the three same-shape stores is one region beside it.

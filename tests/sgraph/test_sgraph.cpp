@@ -318,6 +318,45 @@ namespace {
 
 // Found by mutation (issue 12): a grid "0" launched nothing and reported success, and a newline
 // in a role name or kernel.source was pasted into the generated C++.
+TEST(SgraphValidate, StagingFillIsALoadOfTheStoredTileIntoSubtileSlots) {
+  const ScheduleGraph base = read_schedule_graph(fs::path(SCHED2CU_SOURCE_DIR) /
+                                                 "examples/case5_addmm_bias/schedule_graph.json");
+  // case5: buffer 0 stages the C store as 2 x [128, 64]; op 43 loads the bias tile.
+  ASSERT_EQ(base.buffers[0].fill_op, 43);
+  EXPECT_TRUE(check(base).empty());
+  {
+    ScheduleGraph g = base;
+    g.buffers[0].fill_op = g.buffers[0].producer_op;  // the store itself
+    EXPECT_TRUE(has_problem(g, "/buffers/0/fill_op", "a fill is a tt.descriptor_load"));
+  }
+  {
+    ScheduleGraph g = base;
+    g.buffers[1].fill_op = 43;  // the A ring: not the staging of a store
+    EXPECT_TRUE(has_problem(g, "/buffers/1/fill_op", "only the staging of a tt.descriptor_store"));
+  }
+  {
+    ScheduleGraph g = base;
+    g.buffers[0].fill_op = 35;  // the A tile load: [128, 64], not the stored [128, 256]
+    EXPECT_TRUE(has_problem(g, "/buffers/0/fill_op", "differs from the stored one"));
+  }
+  {
+    ScheduleGraph g = base;
+    g.buffers[0].fill_op = 1000000;
+    EXPECT_TRUE(has_problem(g, "/buffers/0/fill_op", "unknown op"));
+  }
+  {
+    // 4 boxes over 3 slots: box j's slot would not be j % depth in every store.
+    ScheduleGraph g = base;
+    g.buffers[0].depth = 3;
+    g.loops[0].rings[0].depth = 3;
+    EXPECT_TRUE(has_problem(g, "/buffers/0/fill_op", "do not cycle the slots evenly"));
+  }
+  // Optional on disk: written only when set, so graphs without fills read back unchanged.
+  const std::string text = to_json_text(base);
+  EXPECT_NE(text.find("\"fill_op\": 43"), std::string::npos);
+  EXPECT_EQ(to_json_text(from_json_text(text, "g.json")), text);
+}
+
 TEST(SgraphValidate, ConstantGridExtentAndPrintedNames) {
   ScheduleGraph g = read_schedule_graph(kFixture);
   g.launch.grid[0] = GridExpr::integer(0);

@@ -279,5 +279,22 @@ TEST(VerifyCorpus, EveryMutantOfCase1IsCaughtAndPrintsTheMutation) {
   EXPECT_THROW(mutate(p, "no-such"), Error);
 }
 
+// case5's staged bias (fills of its C staging, docs/emitter.md): every mutant, the fill ring's
+// waits, arms and the refill's drain included, is caught.
+TEST(VerifyCorpus, EveryMutantOfTheStagedEpilogueIsCaught) {
+  const auto path =
+      std::filesystem::path(SCHED2CU_SOURCE_DIR) / "examples/case5_addmm_bias/schedule_graph.json";
+  const auto g = sgraph::read_schedule_graph(path.string());
+  const emit::Program p = emit::lower_program(g, {});
+  const auto ms = mutants(p);
+  int fill = 0;  // mutants of the fill's own statements
+  for (const auto& m : ms) {
+    fill += m.name == "ring-depth:fill0" || m.what.find("fill: expect") != std::string::npos;
+    const Report r = verify(mutate(p, m.name), g);
+    EXPECT_FALSE(r.ok) << m.name << " not caught";
+  }
+  EXPECT_GE(fill, 5);  // arm bytes +/-16 at both arms (the first boxes, the refill), its depth
+}
+
 }  // namespace
 }  // namespace sched2cu::verify

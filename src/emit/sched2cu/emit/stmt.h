@@ -54,6 +54,9 @@ struct Access {
   Text index;        // ring: the iteration counter
   Text offset;       // otherwise: the first byte accessed, from the buffer's start ("" = 0)
   long long bytes = 0;
+  // Otherwise, for a staging box a fill loads (docs/emitter.md, "Staged epilogue operands"):
+  // the fill's round, which the TMA copy completes and a read must have waited for ("" = 0).
+  Text round;
 };
 
 struct Stmt {

@@ -112,6 +112,10 @@ struct Buffer {
   int live_start = 0;             // cycles (loop buffers) from producer issue ...
   int live_end = 0;               // ... to last consumer completion
   int ring = -1;  // Ring id in `loop` guarding it; -1 = none (function-scope staging)
+  // Staging of a store only, -1 = none: a tt.descriptor_load consumed in registers whose tile the
+  // store's warpgroups TMA-load box by box into these slots, read back and overwrite with the
+  // stored result (an epilogue operand that never occupies registers across the loops).
+  int fill_op = -1;
 };
 
 // A full/empty mbarrier pair per slot, shared by the buffers that are filled together.

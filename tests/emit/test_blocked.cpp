@@ -20,6 +20,7 @@ using namespace sched2cu::emit;
 const fs::path kRoot = fs::path(SCHED2CU_SOURCE_DIR);
 const fs::path kCase6 = kRoot / "examples/case6_layernorm/schedule_graph.json";
 const fs::path kSoftmax = kRoot / "tests/harness/gpu_cases/row_softmax/schedule_graph.json";
+const fs::path kRowOps = kRoot / "tests/harness/gpu_cases/row_ops/schedule_graph.json";
 
 using Fixture = sched2cu::testing::GraphFixture;
 
@@ -123,4 +124,26 @@ TEST(BlockedEmit, ScalarStoreIsOneThreadPerWarpgroup) {
   EXPECT_NE(s.find("breduce_all("), std::string::npos);
   EXPECT_NE(s.find("if (thread_idx_in_warpgroup() == 0) *static_cast<float*>(v0_17) = v1_18;"),
             std::string::npos);
+}
+
+// row_ops (a Triton dump; correct on the H200 against a CPU reference: sched2cu_gpu_check_row_ops):
+// each of its lowerings in the blocked world.
+TEST(BlockedEmit, RowOpsSelectsMathAndReductions) {
+  const std::string s = emitted(kRowOps);
+  auto has = [&](const std::string& part) {
+    EXPECT_NE(s.find(part), std::string::npos) << "missing: " << part;
+  };
+  has("bsplat(static_cast<__half>(1.000000e+00f))");              // tl.load(..., other=1.0)
+  has("[](auto x0, auto x1, auto x2) { return x0 ? x1 : x2; }");  // tl.where
+  has("[](auto x0, auto x1) { return x0 > x1; }");                // x > 0.0
+  for (const char* fn : {"erff(x0)", "__logf(x0)", "__expf(x0)", "sqrtf(x0)", "rsqrtf(x0)"})
+    has(fn);
+  // tl.min and the custom combine (max of absolute values) across the row's warps.
+  has("breduce_all(lo_20_44, [](float lo_38_46, float lo_39_47) { const float lo_40_48 = "
+      "fminf(lo_38_46, lo_39_47); return lo_40_48; }");
+  has("return fabsf(x0); })(arg12_52);");
+  // The masked tile store, and one scalar per row written by one thread.
+  has("bstore<1>(");  // 256 columns over 128 threads: two elements each, no 16-byte runs
+  has("if (thread_idx_in_warpgroup() == 0) *static_cast<float*>(");
+  has("= num_programs_x;  // op 11 tt.get_num_programs");
 }

@@ -4,6 +4,7 @@
 // it works in (through the modulo expander) and, in the role owning the loop results, the ops
 // after the loops. Every decision is read from the graph; what cannot be lowered is an error
 // naming the op.
+#include <algorithm>
 #include <set>
 
 #include "lower.h"
@@ -146,6 +147,28 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
     if (!after_loop) {
       // Before the loops: views everywhere, a resident TMA load in its channel's producer,
       // register math in consumers.
+      if (o.name == "tt.descriptor_load" && c.fill_of(op) != nullptr) {
+        // A staging fill (staged.cpp) in the role that stores after the loops: issued inside the
+        // next loop in which this role issues MMAs, after its first MMAs (Expander::defer_fills
+        // for fills inside a loop), else here.
+        if (r.id != epi_role) continue;
+        Lowered low = L.lower(op);
+        int next = -1;
+        for (auto it = std::find(top.begin(), top.end(), op); it != top.end() && next < 0; ++it) {
+          const int li = c.loop_index(*it);
+          if (li < 0) continue;
+          for (const auto& n : c.g.loops.at(static_cast<size_t>(li)).nodes)
+            if (n.pipeline == "TC" && n.role == r.id) next = li;
+        }
+        if (next >= 0) {
+          L.fills_in_loop[next] = low.body;
+          body.push_back(comment(c.note(op) + ": staging fill issued in loop " + S(next) +
+                                 ", after its first MMA of iteration 1"));
+        } else {
+          body.insert(body.end(), low.body.begin(), low.body.end());
+        }
+        continue;
+      }
       if (o.name == "tt.descriptor_load") {
         const auto& users = c.f.value(o.results.at(0)).users;
         const sgraph::Buffer* b = users.size() == 1 ? c.buffer_of(users[0]) : nullptr;
@@ -282,10 +305,13 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
     if (b.fill_op < 0) continue;
     const std::string name = c.fill_ring(b.id);
     const std::string n = S(c.fill_slots(b));
-    head.push_back(code("Ring<" + n + ">* const " + name + " = reinterpret_cast<Ring<" + n +
-                            ">*>(smem + " + S(c.fill_offset.at(b.id)) + ");",
-                        "buffer " + S(b.id) + "'s fills (" + c.note(b.fill_op) +
-                            "): " + S(b.depth) + " slots per warpgroup"));
+    std::string decl_text = "Ring<" + n + ">* const ";
+    decl_text.append(name).append(" = reinterpret_cast<Ring<").append(n).append(">*>(smem + ");
+    decl_text.append(S(c.fill_offset.at(b.id))).append(");");
+    std::string what = "buffer " + S(b.id);
+    what.append("'s fills (").append(c.note(b.fill_op)).append("): ");
+    what.append(S(b.depth)).append(" slots per warpgroup");
+    head.push_back(code(decl_text, what));
     // Full: the storing thread's arm; the empty half is unused (the staging's reuse is ordered
     // by that thread's bulk-group waits).
     init.push_back(ring_init(name, c.fill_slots(b), 1, 1,

@@ -123,7 +123,10 @@ void lower_fill(Lower& L, const ttgir::Op& o, const sgraph::Buffer& b, Lowered& 
   // are per thread), so it issues the fills: the first `depth` boxes here, the rest as the
   // store frees their slots.
   std::vector<Stmt> body;
-  body.push_back(bulk_wait(0, true, "the previous stores from these slots have read them"));
+  // Earlier stores from these slots: the previous iterations' in a loop, or a function-scope
+  // store still in flight (the others drained before they ended).
+  if (c.loop_of_op(b.producer_op) >= 0 || L.fn_stores_pending)
+    body.push_back(bulk_wait(0, true, "the previous stores from these slots have read them"));
   body.push_back(for_("int j = 0", "j < " + S(g.depth), "++j", load_box(L, o, d, b, g, "j"),
                       "the first " + S(g.depth) + " boxes of the tile"));
   out.body.push_back(if_("thread_idx_in_warpgroup() == 0", body,

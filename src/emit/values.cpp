@@ -157,6 +157,7 @@ Text Lower::operand(int value, Lay res, int op) const {
     // its whole-tile adapter at the box's columns.
     if (res != Lay::Acc) bad("only tile math is evaluated box by box");
     if (v.staged >= 0) return "tile(" + R(v.storage) + ")";
+    if (v.lay == Lay::Splat) return whole_operand(value, res, op);  // the same in every box
     return "box_cols<" + S(box_w) + ">(" + whole_operand(value, res, op) + ", " + box_ix + ")";
   }
   if (v.staged >= 0)

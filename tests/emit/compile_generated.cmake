@@ -51,10 +51,11 @@ else()
   list(APPEND gens ${SRC}/tests/harness/gpu_cases/row_softmax/generated.cu
        ${SRC}/tests/harness/gpu_cases/row_softmax/handwritten.cu
        ${SRC}/tests/harness/gpu_cases/row_ops/generated.cu
+       ${SRC}/tests/harness/gpu_cases/gemm_residual/generated.cu
        ${SRC}/tests/harness/gpu_cases/gemm_bt_gelu/generated.cu
        ${SRC}/tests/harness/gpu_cases/batched_gemm/generated.cu
        ${SRC}/tests/harness/gpu_cases/fp8_gemm/generated.cu)
-  foreach(c row_softmax row_ops gemm_bt_gelu batched_gemm fp8_gemm)
+  foreach(c row_softmax row_ops gemm_bt_gelu batched_gemm fp8_gemm gemm_residual)
     list(APPEND specs ${SRC}/tests/harness/gpu_cases/${c}/bench_spec.cpp)
   endforeach()
   if(NOT gens)

@@ -25,6 +25,7 @@ const fs::path kGelu = kRoot / "tests/harness/gpu_cases/gemm_bt_gelu/schedule_gr
 const fs::path kCase8 = kRoot / "examples/case8_multiphase_gemm/schedule_graph.json";
 const fs::path kCase9 = kRoot / "examples/case9_scaled_mm/blockwise/schedule_graph.json";
 const fs::path kCase5 = kRoot / "examples/case5_addmm_bias/schedule_graph.json";
+const fs::path kResidual = kRoot / "tests/harness/gpu_cases/gemm_residual/schedule_graph.json";
 
 using Fixture = sched2cu::testing::GraphFixture;
 
@@ -236,6 +237,25 @@ TEST(GemmFamily, EpilogueOperandIsStagedBoxByBoxNotHeldInRegisters) {
   EXPECT_NE(box.find("if (ch + 2 < 4) {  // refill the slot with box ch + 2"), std::string::npos);
   // The bias descriptor now has a tensor map (the register load needed none).
   EXPECT_NE(s.find("tma_make_map(&map_bias_desc_27"), std::string::npos);
+}
+
+// gemm_residual: the residual tile is loaded before the K loop at function scope; its fill goes
+// into that loop after the MMAs of iteration 1, the GELU chain is evaluated per box, and scalars
+// (splats) are read as they are in every box.
+TEST(GemmFamily, FunctionScopeFillIsIssuedInTheNextLoop) {
+  const std::string s = emitted(kResidual);
+  const std::string consumer = between(s, "// role 1 consumer (", "extern \"C\"");
+  ASSERT_FALSE(consumer.empty());
+  EXPECT_NE(consumer.find("staging fill issued in loop 0, after its first MMA of iteration 1"),
+            std::string::npos);
+  const size_t loop = consumer.find("// loop 0 (op");
+  ASSERT_NE(loop, std::string::npos);
+  EXPECT_GT(consumer.find("fill0->arm((0 + (j) / 2) * 6"), loop);  // round 0: once per kernel
+  EXPECT_NE(consumer.find("if (T0 == 0) {  // the loop ran no iteration: its staging fill"),
+            std::string::npos);
+  EXPECT_NE(consumer.find("tile(x_8_38), splat(5.000000e-01f));"), std::string::npos);
+  EXPECT_EQ(consumer.find("box_cols<64>(splat("), std::string::npos);
+  EXPECT_NE(consumer.find("erff(x0)"), std::string::npos);
 }
 
 }  // namespace

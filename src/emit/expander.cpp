@@ -338,10 +338,8 @@ void Expander::defer_fills(std::set<int>& deferred) {
     for (int j : nodes_) {
       const Node& m = node(j);
       if (m.child_loop < 0 || m.stage != n.stage || m.cycle < n.cycle) continue;
-      bool mma = false;
-      for (const auto& x : c_.g.loops.at(static_cast<size_t>(m.child_loop)).nodes)
-        mma |= x.pipeline == "TC" && x.role == L_.r.id;
-      if (mma && (next == nullptr || m.cycle < next->cycle)) next = &m;
+      if (c_.role_issues_mmas(m.child_loop, L_.r.id) && (next == nullptr || m.cycle < next->cycle))
+        next = &m;
     }
     if (next == nullptr) continue;
     L_.fills_in_loop[next->child_loop] = L_.lower(n.op).body;

@@ -156,9 +156,7 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         int next = -1;
         for (auto it = std::find(top.begin(), top.end(), op); it != top.end() && next < 0; ++it) {
           const int li = c.loop_index(*it);
-          if (li < 0) continue;
-          for (const auto& n : c.g.loops.at(static_cast<size_t>(li)).nodes)
-            if (n.pipeline == "TC" && n.role == r.id) next = li;
+          if (li >= 0 && c.role_issues_mmas(li, r.id)) next = li;
         }
         if (next >= 0) {
           L.fills_in_loop[next] = low.body;
@@ -230,6 +228,13 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
   return out;
 }
 
+// `Ring<depth>* const name` at byte `off` of the dynamic shared memory.
+Stmt ring_ptr(const std::string& name, int depth, long long off, std::string note) {
+  const std::string ty = "Ring<" + S(depth) + ">";
+  return code(ty + "* const " + name + " = reinterpret_cast<" + ty + "*>(smem + " + S(off) + ");",
+              std::move(note));
+}
+
 }  // namespace
 
 std::vector<Stmt> lower_kernel(Ctx& c) {
@@ -283,9 +288,8 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
       auto off = c.ring_offset.find({static_cast<int>(li), rg.id});
       if (off == c.ring_offset.end()) continue;
       std::string name = c.ring_name(static_cast<int>(li), rg.id);
-      head.push_back(code("Ring<" + S(rg.depth) + ">* const " + name + " = reinterpret_cast<Ring<" +
-                              S(rg.depth) + ">*>(smem + " + S(off->second) + ");",
-                          "loop " + S(static_cast<long long>(li)) + " ring " + S(rg.id)));
+      head.push_back(ring_ptr(name, rg.depth, off->second,
+                              "loop " + S(static_cast<long long>(li)) + " ring " + S(rg.id)));
       for (const auto& ch : c.g.loops[li].channels)
         if (ch.ring == rg.id)
           init.push_back(ring_init(name, rg.depth, ch.full_arrivals, ch.empty_arrivals,
@@ -304,14 +308,9 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
   for (const auto& b : c.g.buffers) {
     if (b.fill_op < 0) continue;
     const std::string name = c.fill_ring(b.id);
-    const std::string n = S(c.fill_slots(b));
-    std::string decl_text = "Ring<" + n + ">* const ";
-    decl_text.append(name).append(" = reinterpret_cast<Ring<").append(n).append(">*>(smem + ");
-    decl_text.append(S(c.fill_offset.at(b.id))).append(");");
-    std::string what = "buffer " + S(b.id);
-    what.append("'s fills (").append(c.note(b.fill_op)).append("): ");
-    what.append(S(b.depth)).append(" slots per warpgroup");
-    head.push_back(code(decl_text, what));
+    head.push_back(ring_ptr(name, c.fill_slots(b), c.fill_offset.at(b.id),
+                            "buffer " + S(b.id) + "'s fills (" + c.note(b.fill_op) +
+                                "): " + S(b.depth) + " slots per warpgroup"));
     // Full: the storing thread's arm; the empty half is unused (the staging's reuse is ordered
     // by that thread's bulk-group waits).
     init.push_back(ring_init(name, c.fill_slots(b), 1, 1,

@@ -126,6 +126,9 @@ struct Ctx {
   const sgraph::Buffer* fill_of(int load_op) const;  // the staging a load fills, or nullptr
   std::string fill_ring(int buffer) const;
   int fill_slots(const sgraph::Buffer& b) const { return b.depth * g.launch.warpgroups; }
+  // Whether role `role` issues MMAs (TC nodes) in scheduled loop `li` itself (a fill follows
+  // the first of them, Expander::defer_fills).
+  bool role_issues_mmas(int li, int role) const;
 
   [[noreturn]] void fail(int op, const std::string& msg) const;
   std::string note(int op) const;  // "op 17 tt.descriptor_load"

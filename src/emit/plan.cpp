@@ -101,6 +101,12 @@ const sgraph::Buffer* Ctx::fill_of(int load_op) const {
 
 std::string Ctx::fill_ring(int buffer) const { return "fill" + std::to_string(buffer); }
 
+bool Ctx::role_issues_mmas(int li, int role) const {
+  for (const auto& n : g.loops.at(static_cast<size_t>(li)).nodes)
+    if (n.pipeline == "TC" && n.role == role) return true;
+  return false;
+}
+
 const sgraph::FnChannel* Ctx::fn_channel_of(int buffer) const {
   for (const auto& ch : g.channels)
     if (ch.buffer == buffer) return &ch;

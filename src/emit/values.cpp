@@ -149,21 +149,14 @@ std::string Lower::ctype(const Val& v, int op) const {
 
 Text Lower::operand(int value, Lay res, int op) const {
   const Val& v = val(value, op);
-  auto bad = [&](const char* what) {
-    c.fail(op, std::string("operand %") + c.f.value(value).name + ": " + what);
-  };
-  if (box_w > 0) {
-    // One stored box: a staged value is the box's own tile; any other operand is read through
-    // its whole-tile adapter at the box's columns.
-    if (res != Lay::Acc) bad("only tile math is evaluated box by box");
-    if (v.staged >= 0) return "tile(" + R(v.storage) + ")";
-    if (v.lay == Lay::Splat) return whole_operand(value, res, op);  // the same in every box
-    return "box_cols<" + S(box_w) + ">(" + whole_operand(value, res, op) + ", " + box_ix + ")";
-  }
-  if (v.staged >= 0)
-    bad("a staged epilogue operand exists one stored box at a time: only elementwise math "
-        "feeding its store may read it");
-  return whole_operand(value, res, op);
+  if (box_w == 0) return whole_operand(value, res, op);  // which refuses a staged value
+  // One stored box: a staged value is the box's own tile; any other operand is read through its
+  // whole-tile adapter at the box's columns (a splat is the same in every box).
+  if (res != Lay::Acc)
+    c.fail(op, "operand %" + c.f.value(value).name + ": only tile math is evaluated box by box");
+  if (v.staged >= 0) return "tile(" + R(v.storage) + ")";
+  if (v.lay == Lay::Splat) return whole_operand(value, res, op);
+  return "box_cols<" + S(box_w) + ">(" + whole_operand(value, res, op) + ", " + box_ix + ")";
 }
 
 Text Lower::whole_operand(int value, Lay res, int op) const {
@@ -172,6 +165,9 @@ Text Lower::whole_operand(int value, Lay res, int op) const {
     c.fail(op, std::string("operand %") + c.f.value(value).name + ": " + what);
   };
   if (v.convert_on_store) bad("a truncated tile is only stored, not computed with");
+  if (v.staged >= 0)
+    bad("a staged epilogue operand exists one stored box at a time: only elementwise math "
+        "feeding its store may read it");
   if (v.lay == Lay::Splat)
     return "splat(" + (v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar)) + ")";
   switch (res) {

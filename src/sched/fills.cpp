@@ -31,12 +31,6 @@ bool box_wise(const std::string& n) {
   return ops.count(n) != 0;
 }
 
-OpId enclosing_for(const Function& f, OpId id) {
-  for (OpId p = f.op(id).parent_op; p != ttgir::kNoId; p = f.op(p).parent_op)
-    if (f.op(p).name == "scf.for") return p;
-  return ttgir::kNoId;
-}
-
 // Whether every use of `v`, through box-wise ops only, ends in the store `st` (and nowhere
 // else): then the chain can be evaluated one stored box at a time.
 bool only_feeds(const Function& f, ttgir::ValueId v, OpId st, int depth = 0) {
@@ -96,8 +90,8 @@ void plan_staging_fills(const ttgir::Module& m, const Function& f, sgraph::Sched
       if (taken.count(ld) || lt.shape != tile.shape || lt.element_bits() != tile.element_bits() ||
           lt.element_bits() != 16)
         continue;
-      const OpId loop = enclosing_for(f, ld);
-      if (loop != enclosing_for(f, st.id) || !only_feeds(f, lo.results[0], st.id)) continue;
+      const OpId loop = f.enclosing_for(ld);
+      if (loop != f.enclosing_for(st.id) || !only_feeds(f, lo.results[0], st.id)) continue;
       if (loop != ttgir::kNoId) {
         // In a loop the fill and the store must run in the same stage: a fill one stage ahead
         // would overwrite slots the previous iteration's store still reads back.

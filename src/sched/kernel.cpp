@@ -37,12 +37,6 @@ std::optional<int64_t> const_int(const Function& f, ValueId v) {
   return a->ival;
 }
 
-OpId enclosing_for(const Function& f, OpId id) {
-  for (OpId p = f.op(id).parent_op; p != ttgir::kNoId; p = f.op(p).parent_op)
-    if (f.op(p).name == "scf.for") return p;
-  return ttgir::kNoId;
-}
-
 // Ping-pong pays when the consumers' register math waits for an MMA of the iteration: attention's
 // softmax between S = QK^T and O += PV, or a blockwise-scaled GEMM's promotion of each K group's
 // partial product (acc += partial * scale). A warpgroup's math can only start once its MMAs are
@@ -121,7 +115,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   int64_t resident = 0, staging = 0;
   std::vector<int> staging_ids;  // function-scope store staging, whole tile until planned below
   for (const auto& op : f.ops) {
-    if (enclosing_for(f, op.id) != ttgir::kNoId) continue;
+    if (f.enclosing_for(op.id) != ttgir::kNoId) continue;
     if (op.name == "tt.descriptor_load" && !ddg::is_register_load(m, f, op)) {
       sgraph::Buffer b;
       const auto& ty = f.value(op.results.at(0)).type;
@@ -412,7 +406,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     Partition part = partition(B.g, pin, t.budgets);  // node roles of this loop
     sgraph::Loop L;
     L.op = loops[k];
-    OpId parent = enclosing_for(f, loops[k]);
+    OpId parent = f.enclosing_for(loops[k]);
     L.parent_loop = parent == ttgir::kNoId ? -1 : loop_index[parent];
     L.lb = B.loop.lb;
     L.ub = B.loop.ub;

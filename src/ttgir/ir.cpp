@@ -139,6 +139,12 @@ std::vector<OpId> Function::for_ops() const {
   return out;
 }
 
+OpId Function::enclosing_for(OpId id) const {
+  for (OpId p = op(id).parent_op; p != kNoId; p = op(p).parent_op)
+    if (op(p).name == "scf.for") return p;
+  return kNoId;
+}
+
 ForLoop Function::for_loop(OpId id) const {
   const Op& o = op(id);
   if (o.name != "scf.for" || o.operands.size() < 3 || o.regions.size() != 1 ||

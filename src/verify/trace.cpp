@@ -371,14 +371,14 @@ class Interp {
         e.k = Event::K::TmaLoad;
         e.mem.push_back(access(s, s.mem[0]));
         const Access& a = s.mem[0];
-        if (!s.ring.empty()) {
-          // A staging fill: the bytes are a staging box, the barrier a slot of its fill ring.
-          const long long c = value(s, s.ctr, "ring counter");
-          if (s.depth <= 0) fail(s, "a ring statement without a depth");
-          e.bar = tab_.bar(s.ring + ".full[" + std::to_string(c % s.depth) + "]");
-        } else if (!a.ring.empty()) {
-          const long long c = value(s, a.index, "ring counter");
-          e.bar = tab_.bar(a.ring + ".full[" + std::to_string(c % a.depth) + "]");
+        // The copies complete on a ring slot: the slot they write, or for a staging fill (whose
+        // bytes are a staging box) a slot of its fill ring named by the statement itself.
+        const bool fill = !s.ring.empty();
+        if (fill || !a.ring.empty()) {
+          const long long c = value(s, fill ? s.ctr : a.index, "ring counter");
+          const int depth = fill ? s.depth : a.depth;
+          if (depth <= 0) fail(s, "a ring statement without a depth");
+          e.bar = tab_.bar((fill ? s.ring : a.ring) + ".full[" + std::to_string(c % depth) + "]");
         } else {
           e.bar = tab_.bar(text(s.bar));
         }

@@ -202,6 +202,8 @@ struct Function {
   // All scf.for ops in program order, and the view on one (throws when id is no scf.for).
   std::vector<OpId> for_ops() const;
   ForLoop for_loop(OpId id) const;
+  // The innermost scf.for holding op `id`, kNoId at function scope.
+  OpId enclosing_for(OpId id) const;
   const Value* arg_by_name(const std::string& name) const;
   bool operator==(const Function& o) const = default;
 };

@@ -232,7 +232,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
-    if (thread_idx_in_warpgroup() == 0) tma_wait<0>();  // drain the last iteration's TMA stores before exit
+    if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // staging read before exit; the writes land by the grid's end
   }
 }
 

@@ -104,7 +104,7 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
   std::vector<Stmt> one{
       tma_op(Stmt::Kind::TmaStore, st, {}, "",
              {Lower::staging_access(b, slot, b.bytes, Access::Engine::Tma, false)})};
-  if (!in_loop) one.push_back(bulk_wait(0, false, "stored (and staging read) before exit"));
+  if (!in_loop) one.push_back(bulk_wait(0, true, kExitWait));
   blk.push_back(if_("thread_idx_in_warpgroup() == 0", one, "one thread stores the tile"));
 }
 

@@ -131,7 +131,7 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         if (L.stores_in_flight) {
           body.push_back(
               guarded("thread_idx_in_warpgroup() == 0",
-                      bulk_wait(0, false, "drain the last iteration's TMA stores before exit")));
+                      bulk_wait(0, true, kExitWait)));
           L.stores_in_flight = false;
         }
       }

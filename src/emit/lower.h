@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -103,7 +104,8 @@ struct Ctx {
   std::map<int, long long> buf_offset;                   // buffer id -> byte offset in dynamic smem
   std::map<std::pair<int, int>, long long> ring_offset;  // (loop, ring) -> byte offset
   std::map<int, long long> fn_bar_offset;                // function-scope channel -> offset
-  bool overlay = false;  // function-scope staging overlays the loop rings (plan_smem)
+  // Function-scope staging buffers that overlay the resident buffers and loop rings (plan_smem).
+  std::set<int> overlaid;
   long long smem_bytes = 0;
   // Row vectors held as per-lane partials of a quad sum (plan_quad_partials).
   std::set<int> quad_partials;
@@ -199,6 +201,7 @@ class Lower {
   bool stores_in_flight = false;
   bool fn_stores_pending = false;  // a function-scope store before a later phase is in flight
   bool role_synced = false;
+  bool overlay_synced = false;  // a warpgroup barrier before an overlay of its own rows only
   // Staging fills a loop issues inside the inner loop that follows them (expander.cpp): inner
   // loop index -> the fill's statements, emitted after that loop's first MMA of iteration 1.
   std::map<int, std::vector<Stmt>> fills_in_loop;
@@ -247,6 +250,18 @@ std::string cuda_elem(const Ctx& c, const std::string& elem, int op);  // "__hal
 int elem_bytes(const std::string& elem);
 int swizzle_of(const Ctx& c, const ttgir::Type& t, int op);
 bool layout_transposed(const Ctx& c, const ttgir::Type& t, int op);
+
+// --- overlay.cpp
+// Byte spans [start, end) of dynamic shared memory.
+using Spans = std::vector<std::pair<long long, long long>>;
+// The bytes of resident buffer `b` that warpgroup `slice` of role `r` reads, when every reader
+// is a wgmma of `r` taking it as its row-split, K-major A operand (each warpgroup its own rows);
+// nothing otherwise.
+std::optional<Spans> slice_rows(const Ctx& c, const sgraph::Buffer& b, const sgraph::Role& r,
+                                int slice);
+// Whether staging bytes `mine` of warpgroup `slice` of role `r` overlap nothing that another
+// warpgroup may still access once this one's loops are done (no role-wide barrier needed).
+bool overlay_private(const Ctx& c, const sgraph::Role& r, int slice, const Spans& mine);
 
 // --- lower_mem.cpp
 // --------------------------------------------------------------------------------

@@ -236,8 +236,33 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
   for (auto it = std::find(top.begin(), top.end(), o.id); it != top.end(); ++it)
     later_store |= *it != o.id && c.op(*it).name == "tt.descriptor_store";
   if (!later_store)
-    blk.push_back(if_("thread_idx_in_warpgroup() == 0",
-                      {bulk_wait(0, false, "stored (and staging read) before exit")}));
+    blk.push_back(if_("thread_idx_in_warpgroup() == 0", {bulk_wait(0, true, kExitWait)}));
+}
+
+// The bytes warpgroup k of the role writes when it stages this store (the layouts of
+// store_rows and of lower_descriptor_store below; the whole buffer for any other form).
+Spans staging_spans(const Lower& L, const ttgir::Op& o, const Desc& d, const Val& v,
+                    const sgraph::Buffer& b, int k) {
+  const long long base = L.c.buf_offset.at(b.id);
+  const Spans all = {{base, base + static_cast<long long>(b.bytes) * b.depth}};
+  if (v.lay == Lay::Row) return {{base + k * v.rows * 4LL, base + (k + 1) * v.rows * 4LL}};
+  if (v.lay != Lay::Acc || v.staged >= 0 || v.packed || d.block.size() != 2) return all;
+  const long long w = inner_box(L.c, d, o.id);
+  if (w <= 0 || v.cols % w != 0) return all;
+  const long long parts = L.r.split_parts;
+  const long long box = static_cast<long long>(v.rows) * w * d.elem_bytes;
+  const int rows = v.rows * L.r.split_parts;
+  Spans out;
+  if (b.depth == 1 && b.shape == std::vector<int>{rows, v.cols}) {
+    for (long long ch = 0; ch < v.cols / w; ++ch)
+      out.emplace_back(base + ch * box * parts + k * box, base + ch * box * parts + (k + 1) * box);
+  } else if (b.depth >= 2 && b.shape == std::vector<int>{rows, static_cast<int>(w)}) {
+    for (long long s = 0; s < b.depth; ++s)
+      out.emplace_back(base + s * b.bytes + k * box, base + s * b.bytes + (k + 1) * box);
+  } else {
+    return all;
+  }
+  return out;
 }
 
 }  // namespace
@@ -253,12 +278,23 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (b->loop >= 0 && b->loop != li)
     c.fail(o.id, "staging buffer " + S(b->id) + " belongs to another loop");
   std::vector<Stmt> blk;
-  if (c.overlay && b->loop < 0 && !L.role_synced) {
-    // The staging bytes overlay buffers other warpgroups of the role may still read.
-    blk.push_back(named_bar(Stmt::Kind::NamedSync, c.bar_role(),
-                            128 * static_cast<int>(L.r.warpgroups.size()),
-                            "role-wide: every warpgroup is done with what the staging overlays"));
-    L.role_synced = true;
+  if (c.overlaid.count(b->id) != 0 && !L.role_synced) {
+    // The staging bytes overlay buffers the loops read. When no other warpgroup can still
+    // access them (overlay.cpp), this warpgroup's own barrier suffices: all of its warps are
+    // past their last MMA wait. Otherwise the whole role synchronizes.
+    bool mine_only = true;
+    for (int k = 0; k < L.r.split_parts && mine_only; ++k)
+      mine_only = overlay_private(c, L.r, k, staging_spans(L, o, d, v, *b, k));
+    if (!mine_only) {
+      blk.push_back(named_bar(Stmt::Kind::NamedSync, c.bar_role(),
+                              128 * static_cast<int>(L.r.warpgroups.size()),
+                              "role-wide: every warpgroup is done with what the staging overlays"));
+      L.role_synced = true;
+    } else if (!L.overlay_synced) {
+      blk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg",
+                                   "the staging overlays only this warpgroup's own rows"));
+      L.overlay_synced = true;
+    }
   }
   if (v.lay == Lay::BTile) {
     store_blocked_tile(L, o, d, v, *b, in_loop, blk);
@@ -315,7 +351,9 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   const bool pending = L.fn_stores_pending;
   L.fn_stores_pending = later;
   if (whole) {
-    // Warpgroup k stages its rows as cols/w TMA boxes [rows][w] at k * slice bytes.
+    // Box ch holds every warpgroup's [rows][w] part, warpgroup k's at k * box bytes: the layout
+    // of a TMA-loaded tile whose rows the warpgroups split, so that staging overlaying such a
+    // tile rewrites only this warpgroup's own rows (overlay.cpp).
     if (in_loop || pending) {
       // The previous iteration's stores may still be in flight (they overlap this iteration's
       // main loop); wait until they have read the staging before anyone rewrites it.
@@ -328,10 +366,10 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
       blk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg"));
     }
     blk.push_back(code(Text("uint8_t* const stage = ") + c.buf_name(b->id) +
-                       (parts > 1 ? " + slice * " + S(box_bytes * nbox) + "u" : "") + ";"));
-    at = "stage + ch * " + S(box_bytes) + "u";
-    slot = (parts > 1 ? "slice * " + S(box_bytes * nbox) + " + " : std::string()) + "ch * " +
-           S(box_bytes);
+                       (parts > 1 ? " + slice * " + S(box_bytes) + "u" : "") + ";"));
+    at = "stage + ch * " + S(box_bytes * parts) + "u";
+    slot = (parts > 1 ? "slice * " + S(box_bytes) + " + " : std::string()) + "ch * " +
+           S(box_bytes * parts);
   } else {
     // Slot s holds every warpgroup's [rows][w] box of one column subtile: warpgroup k's at
     // s * slot bytes + k * box bytes. Box ch reuses the bytes of box ch - depth, so the storing
@@ -377,8 +415,7 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   blk.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch", chunk,
                      "convert to " + d.elem + " and store " + S(nbox) + " TMA boxes"));
   if (!in_loop && !later)
-    blk.push_back(if_("thread_idx_in_warpgroup() == 0",
-                      {bulk_wait(0, false, "stores complete (and staging read) before exit")}));
+    blk.push_back(if_("thread_idx_in_warpgroup() == 0", {bulk_wait(0, true, kExitWait)}));
   out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
 }
 

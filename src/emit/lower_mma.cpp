@@ -94,13 +94,23 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
   std::vector<Access> mem = {L.slot_access(bb, Access::Engine::Mma, false)};
   if (va.lay == Lay::Smem) {
     const sgraph::Buffer& ba = L.smem_of(A, o.id);
-    mem.push_back(L.slot_access(ba, Access::Engine::Mma, false));
     // A: K-major unless its memdesc is transposed (`d.T` of a loaded [K][M] tile: MN-major).
     const bool a_mn = va.smem_trans;
     if (fp8 && a_mn)
       c.fail(o.id, "8-bit wgmma needs a K-major A operand (its layout asks for MN-major)");
     const int swa = swizzle_of(c, ta, o.id);
     if (swa == 0) c.fail(o.id, "wgmma operands need a swizzled shared layout");
+    const long long a_box = static_cast<long long>(ba.shape.at(0)) * swa;
+    if (ba.loop < 0 && L.split() && !a_mn && ba.bytes % a_box == 0) {
+      // A resident, row-split K-major A: this warpgroup reads only its rows of each swizzle box
+      // (what lets an epilogue staging overlay the other rows, overlay.cpp).
+      for (long long box = 0; box < ba.bytes / a_box; ++box)
+        mem.push_back(Lower::staging_access(
+            ba, "slice * " + S(static_cast<long long>(vd.rows) * swa) + " + " + S(box * a_box),
+            static_cast<long long>(vd.rows) * swa, Access::Engine::Mma, false));
+    } else {
+      mem.push_back(L.slot_access(ba, Access::Engine::Mma, false));
+    }
     const Text slot_a = L.slot_addr(ba);
     const std::string head = a_mn ? mn_head(ss_head) : ss_head;
     // MN-major: the M extent is split into boxes of `swa` bytes, each [K rows][swa]; a 64-row

@@ -191,10 +191,10 @@ void plan_descriptors(Ctx& c) {
 }
 
 // Resident buffers first (filled once, read by the loops), then the loop rings, then epilogue
-// staging, then the barriers. Staging that does not fit beside the rest overlays the resident
-// buffers and rings from the start: they are dead once the loops are done, and the epilogue
-// synchronizes its role first (Ctx::overlay) so that no warpgroup still reads what another
-// starts overwriting. A resident buffer read after the loops is never overlaid.
+// staging, then the barriers. A staging buffer that does not fit beside the rest overlays the
+// resident buffers and rings from the start (Ctx::overlaid): they are dead once the loops are
+// done, and its store first synchronizes what another warpgroup may still read there
+// (overlay.cpp). A resident buffer read after the loops is never overlaid.
 void plan_smem(Ctx& c) {
   auto align = [](long long v, long long a) { return (v + a - 1) / a * a; };
   auto has_channel = [&](int li, int ring) {
@@ -240,10 +240,6 @@ void plan_smem(Ctx& c) {
     }
     return nullptr;
   };
-  long long staging = 0;
-  for (const auto& b : c.g.buffers)
-    if (staged(b) && shares_with(b) == nullptr)
-      staging = align(staging, 1024) + static_cast<long long>(b.bytes) * b.depth;
   long long bar_bytes = 8LL * static_cast<long long>(c.g.channels.size());
   for (size_t li = 0; li < c.g.loops.size(); ++li)
     for (const auto& r : c.g.loops[li].rings)
@@ -251,19 +247,30 @@ void plan_smem(Ctx& c) {
   for (const auto& b : c.g.buffers)
     if (b.fill_op >= 0) bar_bytes += 16LL * c.fill_slots(b);
   const long long budget = c.g.target.smem_bytes - 1024;  // 1024 B alignment slack
-  c.overlay = phases <= 1 && staging > 0 && align(loops_end, 1024) + staging + bar_bytes > budget;
-  off = c.overlay ? align(keep_end, 1024) : align(loops_end, 1024);
+  // Staging beside the loops where it fits, in buffer order (a small row-vector staging stays
+  // out of the overlay, so it never forces a role-wide barrier); the rest overlays the resident
+  // buffers and rings from `keep_end`. Several phases never overlay.
+  off = align(loops_end, 1024);
+  long long over = align(keep_end, 1024);
   for (const auto& b : c.g.buffers) {
     if (!staged(b)) continue;
     if (const sgraph::Buffer* e = shares_with(b)) {
       c.buf_offset[b.id] = c.buf_offset.at(e->id);
       continue;
     }
-    off = align(off, 1024);
-    c.buf_offset[b.id] = off;
-    off += static_cast<long long>(b.bytes) * b.depth;
+    const long long size = static_cast<long long>(b.bytes) * b.depth;
+    if (phases > 1 || align(off, 1024) + size + bar_bytes <= budget) {
+      off = align(off, 1024);
+      c.buf_offset[b.id] = off;
+      off += size;
+    } else {
+      over = align(over, 1024);
+      c.buf_offset[b.id] = over;
+      over += size;
+      c.overlaid.insert(b.id);
+    }
   }
-  off = align(std::max(off, loops_end), 8);
+  off = align(std::max({off, over, loops_end}), 8);
   for (size_t li = 0; li < c.g.loops.size(); ++li)
     for (const auto& r : c.g.loops[li].rings) {
       if (!has_channel(static_cast<int>(li), r.id)) continue;  // no cross-role hand-off

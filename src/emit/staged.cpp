@@ -217,7 +217,7 @@ void store_staged(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgr
   L.fn_stores_pending = later;  // the next function-scope store's fill waits for these reads
   if (!in_loop && !later)
     blk.push_back(if_("thread_idx_in_warpgroup() == 0",
-                      {bulk_wait(0, false, "stores complete (and staging read) before exit")}));
+                      {bulk_wait(0, true, kExitWait)}));
 }
 
 }  // namespace sched2cu::emit

@@ -280,9 +280,15 @@ class Explorer {
     }
   }
 
-  // A write leaves `region` holding `m` and every other region sharing a byte with it invalid.
+  // A write leaves `region` and every region inside it holding `m` (a warpgroup's rows of a
+  // resident tile hold what the tile's TMA load wrote), and every other region sharing a byte
+  // with it invalid.
   void written(State& s, int region, const Region& m) {
-    for (int q : overlap_[static_cast<size_t>(region)]) s.mem[static_cast<size_t>(q)] = Region{};
+    const auto& [start, bytes] = tab_.regions[static_cast<size_t>(region)];
+    for (int q : overlap_[static_cast<size_t>(region)]) {
+      const auto& [qs, qn] = tab_.regions[static_cast<size_t>(q)];
+      s.mem[static_cast<size_t>(q)] = start <= qs && qs + qn <= start + bytes ? m : Region{};
+    }
     s.mem[static_cast<size_t>(region)] = m;
   }
 

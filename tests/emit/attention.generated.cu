@@ -349,19 +349,19 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       // op 64 arith.truncf: bf16 view, converted where stored
       {  // op 66 tt.descriptor_store via staging buffer 2
-        uint8_t* const stage = buf2 + slice * 16384u;
+        uint8_t* const stage = buf2 + slice * 8192u;
         #pragma unroll
         for (int ch = 0; ch < 2; ++ch) {  // convert to bf16 and store 2 TMA boxes
-          acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 8192u, acc_8_77, 0, 64 * ch, 0);
+          acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 16384u, acc_8_77, 0, 64 * ch, 0);
           fence_proxy_async();  // generic-proxy writes -> TMA store
           warpgroup_sync(1 + wg);  // the whole box is written
           if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-            tma_store_2d(&map_o_desc_24, stage + ch * 8192u, c0_i32_13 + 64 * ch, q_row_2_28 + slice * 64);
+            tma_store_2d(&map_o_desc_24, stage + ch * 16384u, c0_i32_13 + 64 * ch, q_row_2_28 + slice * 64);
             tma_commit();
           }
         }
         if (thread_idx_in_warpgroup() == 0) {
-          tma_wait<0>();  // stores complete (and staging read) before exit
+          tma_wait_read<0>();  // staging read before exit; the writes land by the grid's end
         }
       }
     } else {
@@ -383,19 +383,19 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       // op 64 arith.truncf: bf16 view, converted where stored
       {  // op 66 tt.descriptor_store via staging buffer 2
-        uint8_t* const stage = buf2 + slice * 16384u;
+        uint8_t* const stage = buf2 + slice * 8192u;
         #pragma unroll
         for (int ch = 0; ch < 2; ++ch) {  // convert to bf16 and store 2 TMA boxes
-          acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 8192u, acc_8_77, 0, 64 * ch, 0);
+          acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 16384u, acc_8_77, 0, 64 * ch, 0);
           fence_proxy_async();  // generic-proxy writes -> TMA store
           warpgroup_sync(1 + wg);  // the whole box is written
           if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-            tma_store_2d(&map_o_desc_24, stage + ch * 8192u, c0_i32_13 + 64 * ch, q_row_2_28 + slice * 64);
+            tma_store_2d(&map_o_desc_24, stage + ch * 16384u, c0_i32_13 + 64 * ch, q_row_2_28 + slice * 64);
             tma_commit();
           }
         }
         if (thread_idx_in_warpgroup() == 0) {
-          tma_wait<0>();  // stores complete (and staging read) before exit
+          tma_wait_read<0>();  // staging read before exit; the writes land by the grid's end
         }
       }
     }

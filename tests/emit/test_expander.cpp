@@ -156,3 +156,26 @@ TEST(TileStorage, AnInnerLoopsResultKeepsItsOwnVariable) {
   EXPECT_NE(out.find("AccTile<64, 256> acc_13_54;"), std::string::npos);
   EXPECT_NE(out.find("tile_map(acc_13_54, "), std::string::npos);
 }
+
+TEST(StagingOverlay, RoleSyncsOnlyWhereAnotherWarpgroupMayStillRead) {
+  auto emit_case = [](const char* rel) {
+    const auto g = sched2cu::sgraph::read_schedule_graph(fs::path(SCHED2CU_SOURCE_DIR) / rel);
+    return sched2cu::emit::emit_cuda(g, {});
+  };
+  // case3: O's staging overlays Q, whose rows the two consumer warpgroups split; each box holds
+  // both warpgroups' rows (warpgroup k's at k * 8 KB), so each rewrites only its own Q rows and
+  // synchronizes only itself. M's 512 B staging fits beside the rings and overlays nothing.
+  const std::string fa = emit_case("examples/case3_FA/schedule_graph.json");
+  EXPECT_EQ(fa.find("role-wide: every warpgroup is done"), std::string::npos);
+  EXPECT_NE(
+      fa.find("warpgroup_sync(1 + wg);  // the staging overlays only this warpgroup's own rows"),
+      std::string::npos);
+  EXPECT_NE(fa.find("uint8_t* const stage = buf2 + slice * 8192u;"), std::string::npos);
+  EXPECT_NE(fa.find("tma_store_2d(&map_o_desc_24, stage + ch * 16384u,"), std::string::npos);
+  EXPECT_NE(fa.find("uint8_t* const buf1 = smem + 229376;"), std::string::npos);
+  // case1's hand-written schedule: the staging overlays a ring slot, which the other
+  // warpgroup's last MMAs may still read: the whole role synchronizes first.
+  const std::string g1 = emit_case("tests/emit/case1_handwritten.schedule_graph.json");
+  EXPECT_NE(g1.find("named_bar_sync(4, 256);  // role-wide: every warpgroup is done"),
+            std::string::npos);
+}

@@ -210,6 +210,61 @@ TEST(VerifyProtocol, StoresNotDrainedBeforeExit) {
   EXPECT_HAS(failure(store_program(true, true, false)), "finishes with 1 TMA store group(s)");
 }
 
+// A resident tile [0, 2048) loaded once by warpgroup 0; warpgroups 1 and 2 each read their own
+// half with a wgmma, then rewrite half `mine ? own : other` as epilogue staging after only their
+// own MMAs retired (no barrier between the two readers).
+emit::Program split_resident_program(bool own_half) {
+  auto acc = [](Access::Engine e, bool write, long long half) {
+    Access a;
+    a.engine = e;
+    a.write = write;
+    a.buffer = 0;
+    a.offset = std::to_string(half * 1024);
+    a.bytes = 1024;
+    return a;
+  };
+  Access whole;
+  whole.engine = Access::Engine::Tma;
+  whole.write = true;
+  whole.buffer = 0;
+  whole.bytes = 2048;
+  auto consume = [&](int k) {
+    return std::vector<Stmt>{
+        emit::bar_op(K::BarWait, "&q", 0, "landed"),
+        emit::mma_issue({emit::code("wgmma(...);")}, {"acc"}, "",
+                        {acc(Access::Engine::Mma, false, k)}),
+        emit::mma_wait(0, {"acc"}, ""), emit::warpgroup_sync("1 + wg"),
+        emit::mem_code("stage(...);", acc(Access::Engine::Generic, true, own_half ? k : 1 - k))};
+  };
+  emit::Program p;
+  p.warpgroups = 3;
+  p.buffer_offset = {{0, 0}};
+  p.body = {
+      emit::if_("threadIdx.x == 0", {emit::bar_init("&q", 1, ""), emit::sync_op(K::InitFence)}),
+      emit::sync_op(K::CtaSync),
+      emit::if_("wg == 0",
+                {emit::if_("warp_idx_in_warpgroup() == 0 && elect_one_sync()",
+                           {emit::bar_op(K::BarArm, "&q", 2048, "expect"),
+                            emit::tma_op(K::TmaLoad, {emit::code("tma_load(...);")}, "&q", "load",
+                                         {whole}, 2048)})},
+                "role 0 producer",
+                {emit::if_("wg == 1", consume(0), "role 1 consumer",
+                           {emit::if_("wg == 2", consume(1))})}),
+  };
+  return p;
+}
+
+TEST(VerifyProtocol, WarpgroupsRewriteOnlyTheirOwnRowsOfAResidentTile) {
+  // Each reads a part of what one TMA load wrote; rewriting its own part needs no role barrier.
+  const Report r = verify(split_resident_program(true), one_loop(2));
+  EXPECT_TRUE(r.ok) << r.failure;
+  // Rewriting the other warpgroup's rows races with that warpgroup's wgmma (in some
+  // interleaving the rewrite comes first, in another while the wgmma still reads).
+  const std::string f = failure(split_resident_program(false));
+  EXPECT_HAS(f, "warpgroup 1 (role 1 consumer): wgmma group");
+  EXPECT_HAS(f, "smem[0, +1024)");
+}
+
 TEST(VerifyProtocol, NamedBarrierCountsDisagree) {
   emit::Program p;
   p.warpgroups = 2;

@@ -220,14 +220,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         {  // op 66 tt.descriptor_store via staging buffer 0, node 19, stage 1
           if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
           warpgroup_sync(1 + wg);
-          uint8_t* const stage = buf0 + slice * 16384u;
+          uint8_t* const stage = buf0 + slice * 8192u;
           #pragma unroll
           for (int ch = 0; ch < 2; ++ch) {  // convert to bf16 and store 2 TMA boxes
-            acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 8192u, acc_32_72, 0, 64 * ch, 0);
+            acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 16384u, acc_32_72, 0, 64 * ch, 0);
             fence_proxy_async();  // generic-proxy writes -> TMA store
             warpgroup_sync(1 + wg);  // the whole box is written
             if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-              tma_store_2d(&map_d_desc_5_29, stage + ch * 8192u, sb_row_45_c1 + 64 * ch, offs_m_9_42_c1 + slice * 64);
+              tma_store_2d(&map_d_desc_5_29, stage + ch * 16384u, sb_row_45_c1 + 64 * ch, offs_m_9_42_c1 + slice * 64);
               tma_commit();
             }
           }
@@ -302,21 +302,21 @@ __global__ void __launch_bounds__(kThreads, 1)
         {  // op 66 tt.descriptor_store via staging buffer 0, node 19, stage 1
           if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // previous stores have read the staging
           warpgroup_sync(1 + wg);
-          uint8_t* const stage = buf0 + slice * 16384u;
+          uint8_t* const stage = buf0 + slice * 8192u;
           #pragma unroll
           for (int ch = 0; ch < 2; ++ch) {  // convert to bf16 and store 2 TMA boxes
-            acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 8192u, acc_32_72, 0, 64 * ch, 0);
+            acc_store_box<__nv_bfloat16, 128, 64>(stage + ch * 16384u, acc_32_72, 0, 64 * ch, 0);
             fence_proxy_async();  // generic-proxy writes -> TMA store
             warpgroup_sync(1 + wg);  // the whole box is written
             if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-              tma_store_2d(&map_d_desc_5_29, stage + ch * 8192u, sb_row_45_c1 + 64 * ch, offs_m_9_42_c1 + slice * 64);
+              tma_store_2d(&map_d_desc_5_29, stage + ch * 16384u, sb_row_45_c1 + 64 * ch, offs_m_9_42_c1 + slice * 64);
               tma_commit();
             }
           }
         }
       }
     }
-    if (thread_idx_in_warpgroup() == 0) tma_wait<0>();  // drain the last iteration's TMA stores before exit
+    if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // staging read before exit; the writes land by the grid's end
     if (slice == 0) named_bar_sync(5, 256);  // ping-pong: absorb the last warpgroup's final turn hand-over
   }
 }

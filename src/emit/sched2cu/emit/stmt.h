@@ -148,6 +148,13 @@ Stmt named_bar(Stmt::Kind k, int id, int threads, std::string note);
 Stmt named_bar(Stmt::Kind k, Text id, int threads, std::string note);
 Stmt warpgroup_sync(Text bar, std::string note = "");
 Stmt bulk_wait(int pending, bool read, std::string note = "");
+// The note of the bulk wait before a kernel exits. Only the shared-memory reads of its TMA
+// stores must finish while the CTA's shared memory exists; their global writes are visible once
+// the grid completes (CUTLASS's and FlashAttention-3's epilogues end the same way), and the next
+// CTA on the SM starts without waiting for them. Only a kernel that reads back what it stored
+// would need the full wait, and that wait would stand before the read, not at the exit.
+inline constexpr const char* kExitWait =
+    "staging read before exit; the writes land by the grid's end";
 Stmt sync_op(Stmt::Kind k, std::string note = "");  // InitFence, CtaSync, ProxyFence
 Stmt bar_init(Text bar, int count, std::string note);
 Stmt trip_count(Text type, Text var, Text init, int loop, std::string note);

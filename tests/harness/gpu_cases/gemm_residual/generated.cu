@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
         if (thread_idx_in_warpgroup() == 0) {
-          tma_wait<0>();  // stores complete (and staging read) before exit
+          tma_wait_read<0>();  // staging read before exit; the writes land by the grid's end
         }
       }
     } else {
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
         if (thread_idx_in_warpgroup() == 0) {
-          tma_wait<0>();  // stores complete (and staging read) before exit
+          tma_wait_read<0>();  // staging read before exit; the writes land by the grid's end
         }
       }
     }

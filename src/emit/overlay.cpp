@@ -61,6 +61,8 @@ bool overlay_private(const Ctx& c, const sgraph::Role& r, int slice, const Spans
     const long long lo = off->second, hi = lo + static_cast<long long>(b.bytes) * b.depth;
     if (!meets(mine, lo, hi)) continue;
     if (b.loop >= 0) return false;  // a ring slot: any warpgroup's last MMAs may read it
+    const sgraph::FnChannel* ch = c.fn_channel_of(b.id);
+    if (ch == nullptr || ch->consumer_role != r.id) return false;  // another role reads it
     for (int k = 0; k < r.split_parts; ++k) {
       if (k == slice) continue;
       const std::optional<Spans> theirs = slice_rows(c, b, r, k);

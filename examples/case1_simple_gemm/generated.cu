@@ -45,16 +45,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int gsize_ = min(num_programs_x - first_x_, 16);
   const int program_id_x = first_x_ + cta_ % group_ % gsize_;
   const int program_id_y = cta_ % group_ / gsize_;
-  const int program_id_z = 0;
-  const long long c1_i64_6 = 1LL;  // op 0 arith.constant
   const int c128_i32_7 = 128;  // op 1 arith.constant
   const int c256_i32_8 = 256;  // op 2 arith.constant
   const int c0_i32_9 = 0;  // op 3 arith.constant
   const int c64_i32_10 = 64;  // op 4 arith.constant
   const int pid_m_12 = program_id_x;  // op 6 tt.get_program_id
   const int pid_n_13 = program_id_y;  // op 7 tt.get_program_id
-  const long long a_desc_14 = static_cast<long long>(K);  // op 8 arith.extsi
-  const long long b_desc_16 = static_cast<long long>(N);  // op 10 arith.extsi
   const int a_19 = pid_m_12 * c128_i32_7;  // op 13 arith.muli
   const int b_20 = pid_n_13 * c256_i32_8;  // op 14 arith.muli
   if (wg == 0) {  // role 0 producer (producer, 24 regs)

@@ -40,9 +40,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   const int wg = warpgroup_idx();
   const int program_id_x = static_cast<int>(blockIdx.x);
-  const int program_id_y = static_cast<int>(blockIdx.y);
-  const int program_id_z = static_cast<int>(blockIdx.z);
-  const long long c1_i64_6 = 1LL;  // op 0 arith.constant
   const int c16_i32_7 = 16;  // op 1 arith.constant
   const int c128_i32_8 = 128;  // op 2 arith.constant
   const int c256_i32_9 = 256;  // op 3 arith.constant
@@ -57,8 +54,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int num_pid_n_2_19 = N + num_pid_n_14;  // op 13 arith.addi
   const int num_pid_n_3_20 = num_pid_n_2_19 / c256_i32_9;  // op 14 arith.divsi
   const int num_tiles_21 = num_pid_m_1_18 * num_pid_n_3_20;  // op 15 arith.muli
-  const long long a_desc_22 = static_cast<long long>(K);  // op 16 arith.extsi
-  const long long b_desc_24 = static_cast<long long>(N);  // op 18 arith.extsi
   const int num_in_group_27 = num_pid_n_3_20 * c16_i32_7;  // op 21 arith.muli
   if (wg == 0) {  // role 0 producer (producer, 24 regs)
     setmaxnreg_dec<24>();
@@ -66,7 +61,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma_prefetch_desc(&map_a_desc_4_23);
       tma_prefetch_desc(&map_b_desc_5_25);
       // loop 0 (op 22 scf.for), II 32990, 1 stage(s) in role producer
-      uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
       uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
       const int T0 = num_tiles_21 > start_pid_16 ? (num_tiles_21 - start_pid_16 + c132_i32_10 - 1) / c132_i32_10 : 0;  // iterations of loop 0
       for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage
@@ -98,7 +92,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int slice = wg - 1;  // warpgroup slice of the role
     AccTile<64, 256> acc_14_46;  // op 38 ttng.warp_group_dot
     // loop 0 (op 22 scf.for), II 32990, 1 stage(s) in role consumer
-    uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     const int T0 = num_tiles_21 > start_pid_16 ? (num_tiles_21 - start_pid_16 + c132_i32_10 - 1) / c132_i32_10 : 0;  // iterations of loop 0
     for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage

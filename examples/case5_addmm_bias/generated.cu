@@ -44,9 +44,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   const int wg = warpgroup_idx();
   const int program_id_x = static_cast<int>(blockIdx.x);
-  const int program_id_y = static_cast<int>(blockIdx.y);
-  const int program_id_z = static_cast<int>(blockIdx.z);
-  const long long c1_i64_7 = 1LL;  // op 0 arith.constant
   const int c16_i32_8 = 16;  // op 1 arith.constant
   const int c128_i32_9 = 128;  // op 2 arith.constant
   const int c256_i32_10 = 256;  // op 3 arith.constant
@@ -61,8 +58,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int num_pid_n_2_20 = N + num_pid_n_15;  // op 13 arith.addi
   const int num_pid_n_3_21 = num_pid_n_2_20 / c256_i32_10;  // op 14 arith.divsi
   const int num_tiles_22 = num_pid_m_1_19 * num_pid_n_3_21;  // op 15 arith.muli
-  const long long a_desc_23 = static_cast<long long>(K);  // op 16 arith.extsi
-  const long long b_desc_25 = static_cast<long long>(N);  // op 18 arith.extsi
   const int num_in_group_29 = num_pid_n_3_21 * c16_i32_8;  // op 22 arith.muli
   if (wg == 0) {  // role 0 producer (producer, 24 regs)
     setmaxnreg_dec<24>();
@@ -70,7 +65,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma_prefetch_desc(&map_a_desc_4_24);
       tma_prefetch_desc(&map_b_desc_5_26);
       // loop 0 (op 23 scf.for), II 33062, 1 stage(s) in role producer
-      uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
       uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
       const int T0 = num_tiles_22 > start_pid_17 ? (num_tiles_22 - start_pid_17 + c132_i32_11 - 1) / c132_i32_11 : 0;  // iterations of loop 0
       for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage

@@ -37,11 +37,6 @@ __global__ void __launch_bounds__(kThreads, 2)
   __syncthreads();
   const int wg = warpgroup_idx();
   const int program_id_x = static_cast<int>(blockIdx.x);
-  const int program_id_y = static_cast<int>(blockIdx.y);
-  const int program_id_z = static_cast<int>(blockIdx.z);
-  const int c512_i32_6 = 512;  // op 0 arith.constant
-  const long long c512_i64_7 = 512LL;  // op 1 arith.constant
-  const long long c1_i64_8 = 1LL;  // op 2 arith.constant
   const int c8_i32_9 = 8;  // op 3 arith.constant
   const int c0_i32_10 = 0;  // op 4 arith.constant
   const int num_tiles_11 = 7;  // op 5 arith.constant

@@ -44,9 +44,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = warpgroup_idx();
   uint8_t* const scratch = smem + 196864 + (wg >= 1 && wg <= 2 ? 1 : wg) * 512;  // blocked-layout scratch, 512 B per warpgroup
   const int program_id_x = static_cast<int>(blockIdx.x);
-  const int program_id_y = static_cast<int>(blockIdx.y);
-  const int program_id_z = static_cast<int>(blockIdx.z);
-  const long long c1_i64_7 = 1LL;  // op 0 arith.constant
   const int c8_i32_8 = 8;  // op 1 arith.constant
   const int c0_i32_9 = 0;  // op 2 arith.constant
   const int c128_i32_10 = 128;  // op 3 arith.constant
@@ -59,8 +56,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int num_pid_n_19 = N_IN + c127_i32_13;  // op 12 arith.addi
   const int num_pid_n_2_20 = num_pid_n_19 / c128_i32_10;  // op 13 arith.divsi
   const int num_tiles_21 = num_pid_k_1_18 * num_pid_n_2_20;  // op 14 arith.muli
-  const long long dout_desc_22 = static_cast<long long>(K_OUT);  // op 15 arith.extsi
-  const long long act_desc_24 = static_cast<long long>(N_IN);  // op 17 arith.extsi
   const int num_in_group_27 = num_pid_n_2_20 * c8_i32_8;  // op 20 arith.muli
   if (wg == 0) {  // role 0 producer (producer, 24 regs)
     setmaxnreg_dec<24>();
@@ -68,7 +63,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma_prefetch_desc(&map_dout_desc_3_23);
       tma_prefetch_desc(&map_act_desc_4_25);
       // loop 0 (op 24 scf.for), II 32807, 1 stage(s) in role producer
-      uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
       uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
       const int T0 = num_tiles_21 > start_pid_16 ? (num_tiles_21 - start_pid_16 + c132_i32_11 - 1) / c132_i32_11 : 0;  // iterations of loop 0
       for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage
@@ -116,7 +110,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     BTile<float*, BLay<1, 128, 1, 1, 1, 32, 1, 8, 8>> v10_69;  // op 59 tt.addptr
     BTile<float, BLay<1, 128, 1, 1, 1, 32, 1, 8, 8>> v11_70;  // op 60 ttg.convert_layout
     // loop 0 (op 24 scf.for), II 32807, 2 stage(s) in role consumer
-    uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     const int T0 = num_tiles_21 > start_pid_16 ? (num_tiles_21 - start_pid_16 + c132_i32_11 - 1) / c132_i32_11 : 0;  // iterations of loop 0
     if (T0 >= 1) {  // the pipelined loop needs T >= stages - 1

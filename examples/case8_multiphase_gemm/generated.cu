@@ -69,16 +69,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int gsize_ = min(num_programs_x - first_x_, 16);
   const int program_id_x = first_x_ + cta_ % group_ % gsize_;
   const int program_id_y = cta_ % group_ / gsize_;
-  const int program_id_z = 0;
-  const long long c1_i64_12 = 1LL;  // op 0 arith.constant
   const int c128_i32_13 = 128;  // op 1 arith.constant
   const int c256_i32_14 = 256;  // op 2 arith.constant
   const int c0_i32_15 = 0;  // op 3 arith.constant
   const int c64_i32_16 = 64;  // op 4 arith.constant
   const int pid_m_18 = program_id_x;  // op 6 tt.get_program_id
   const int pid_n_19 = program_id_y;  // op 7 tt.get_program_id
-  const long long a1_20 = static_cast<long long>(K);  // op 8 arith.extsi
-  const long long b1_22 = static_cast<long long>(N);  // op 10 arith.extsi
   const int acc_31 = pid_m_18 * c128_i32_13;  // op 19 arith.muli
   const int acc_2_32 = pid_n_19 * c256_i32_14;  // op 20 arith.muli
   if (wg == 0) {  // role 0 producer (producer, 24 regs)

@@ -94,8 +94,9 @@ std::string lower_host(Ctx& c, const std::string& kname) {
       all_empty += (all_empty.empty() ? "(" : " && (") + any_zero + ")";
     }
     if (pointer_stores || all_empty.empty()) all_empty = "false";
-    o += "  const bool outputs_empty = " + all_empty +
-         ";  // a launch is skipped only when every output is empty\n";
+    if (!c.descs.empty())  // read by each tensor map's empty-extent test below
+      o += "  const bool outputs_empty = " + all_empty +
+           ";  // a launch is skipped only when every output is empty\n";
   }
   for (auto& [op, d] : c.descs) {
     const ttgir::Op& mk = c.op(op);

@@ -129,9 +129,7 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         body_at_loop = body.size();  // the loop's own statements hold its zero-trip split
         body.insert(body.end(), v.begin(), v.end());
         if (L.stores_in_flight) {
-          body.push_back(
-              guarded("thread_idx_in_warpgroup() == 0",
-                      bulk_wait(0, true, kExitWait)));
+          body.push_back(guarded("thread_idx_in_warpgroup() == 0", bulk_wait(0, true, kExitWait)));
           L.stores_in_flight = false;
         }
       }
@@ -376,6 +374,7 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
     return age == 0 ? c.ident(value) : c.ident(value) + "_c" + S(age);
   };
   resolve_names(head, name);
+  drop_unused_decls(head);
   return head;
 }
 

@@ -3,6 +3,10 @@
 // the runtime headers (runtime/sched2cu/*.cuh); it decides nothing about the schedule.
 #include "sched2cu/emit/stmt.h"
 
+#include <cctype>
+#include <map>
+#include <set>
+
 #include "sched2cu/common/diag.h"
 
 namespace sched2cu::emit {
@@ -257,6 +261,111 @@ void resolve_names(std::vector<Stmt>& body, const Namer& name) {
     for (Text* t : s.texts())
       if (!t->empty()) *t = Text(render(*t, name));
   });
+}
+
+namespace {
+
+std::string literal(const Text& t) {
+  std::string s;
+  for (const auto& p : t.pieces()) s += p.s;
+  return s;
+}
+
+bool ident_char(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_'; }
+
+// Identifier tokens of `s`, counted.
+void count_idents(const std::string& s, std::map<std::string, int>& n) {
+  for (size_t i = 0; i < s.size();) {
+    if (!ident_char(s[i]) || std::isdigit(static_cast<unsigned char>(s[i])) != 0) {
+      // Skip a number's whole token (1LL, 0x1F) so that its suffix is no identifier.
+      size_t j = i;
+      while (j < s.size() && ident_char(s[j])) ++j;
+      i = j > i ? j : i + 1;
+      continue;
+    }
+    size_t j = i;
+    while (j < s.size() && ident_char(s[j])) ++j;
+    ++n[s.substr(i, j - i)];
+    i = j;
+  }
+}
+
+// No call but casts and bit reinterpretations: dropping it changes nothing.
+bool pure_init(std::string e) {
+  for (const char* f : {"static_cast<", "__uint_as_float(", "__int_as_float("})
+    for (size_t at; (at = e.find(f)) != std::string::npos;) e.erase(at, std::string(f).size());
+  for (size_t i = 0; i < e.size(); ++i)
+    if (e[i] == '(' && i > 0 && ident_char(e[i - 1])) return false;
+  return true;
+}
+
+bool scalar_type(const std::string& ty) {
+  static const std::set<std::string> k = {"int",      "long long", "float", "bool",
+                                          "uint32_t", "unsigned",  "double"};
+  return k.count(ty) != 0;
+}
+
+// The name a removable scalar declaration declares, or "".
+std::string removable(const Stmt& s) {
+  if (s.kind == Stmt::Kind::Decl) {
+    if (!scalar_type(literal(s.type)) || !pure_init(literal(s.init))) return "";
+    return literal(s.var);
+  }
+  if (s.kind != Stmt::Kind::Code || !s.guard.empty()) return "";
+  // `[const] <scalar type> name = expr;` spelled as one code line.
+  std::string t = literal(s.text);
+  if (t.rfind("const ", 0) == 0) t = t.substr(6);
+  for (const char* ty : {"long long ", "int ", "float ", "bool ", "uint32_t ", "unsigned "}) {
+    if (t.rfind(ty, 0) != 0) continue;
+    t = t.substr(std::string(ty).size());
+    const size_t eq = t.find(" = ");
+    if (eq == std::string::npos || t.empty() || t.back() != ';') return "";
+    const std::string name = t.substr(0, eq);
+    for (char ch : name)
+      if (!ident_char(ch)) return "";
+    return pure_init(t.substr(eq + 3, t.size() - eq - 4)) ? name : "";
+  }
+  return "";
+}
+
+// Occurrences of identifier `name` in `s` and everything inside it.
+int occurrences(const Stmt& s, const std::string& name) {
+  std::map<std::string, int> n;
+  Stmt c = s;  // texts() is non-const
+  for (Text* t : c.texts()) count_idents(literal(*t), n);
+  count_idents(s.ring, n);
+  int k = n[name];
+  for (const Stmt& b : s.body) k += occurrences(b, name);
+  for (const Stmt& b : s.else_body) k += occurrences(b, name);
+  return k;
+}
+
+// Drops each removable declaration that no later statement of its block reads (a name is
+// scoped to its block: each role declares its own ring counters).
+bool drop_pass(std::vector<Stmt>& body) {
+  bool dropped = false;
+  for (size_t i = 0; i < body.size();) {
+    const std::string name = removable(body[i]);
+    int later = 0;
+    for (size_t j = i + 1; !name.empty() && j < body.size() && later == 0; ++j)
+      later += occurrences(body[j], name);
+    if (!name.empty() && later == 0) {
+      body.erase(body.begin() + static_cast<std::ptrdiff_t>(i));
+      dropped = true;
+      continue;
+    }
+    dropped |= drop_pass(body[i].body);
+    dropped |= drop_pass(body[i].else_body);
+    ++i;
+  }
+  return dropped;
+}
+
+}  // namespace
+
+void drop_unused_decls(std::vector<Stmt>& body) {
+  while (drop_pass(body)) {
+  }
 }
 
 void for_each_ref(Stmt& s, const std::function<void(Text::Piece&)>& f) {

@@ -51,16 +51,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = warpgroup_idx();
   const int program_id_x = static_cast<int>(blockIdx.x);
   const int program_id_y = static_cast<int>(blockIdx.y);
-  const int program_id_z = static_cast<int>(blockIdx.z);
   const int c128_i32_9 = 128;  // op 0 arith.constant
-  const long long c128_i64_10 = 128LL;  // op 1 arith.constant
-  const long long c1_i64_11 = 1LL;  // op 2 arith.constant
   const float cst_12 = 1.44269502f;  // op 3 arith.constant
   const int c0_i32_13 = 0;  // op 4 arith.constant
   const int start_m_17 = program_id_x;  // op 8 tt.get_program_id
   const int off_hz_18 = program_id_y;  // op 9 tt.get_program_id
-  const int rows_19 = Z * H;  // op 10 arith.muli
-  const int rows_1_20 = rows_19 * N_CTX;  // op 11 arith.muli
   const int offset_y_26 = off_hz_18 * N_CTX;  // op 17 arith.muli
   const int q_row_27 = start_m_17 * c128_i32_9;  // op 18 arith.muli
   const int q_row_2_28 = offset_y_26 + q_row_27;  // op 19 arith.addi

@@ -40,9 +40,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   const int wg = warpgroup_idx();
   const int program_id_x = static_cast<int>(blockIdx.x);
-  const int program_id_y = static_cast<int>(blockIdx.y);
-  const int program_id_z = static_cast<int>(blockIdx.z);
-  const long long c1_i64_6 = 1LL;  // op 0 arith.constant
   const int c127_i32_7 = 127;  // op 1 arith.constant
   const int c255_i32_8 = 127;  // op 2 arith.constant
   const int c128_i32_9 = 128;  // op 3 arith.constant
@@ -51,8 +48,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int c64_i32_12 = 64;  // op 6 arith.constant
   const int pid_14 = program_id_x;  // op 8 tt.get_program_id
   const int nprog_15 = num_programs_x;  // op 9 tt.get_num_programs
-  const long long a_desc_16 = static_cast<long long>(K);  // op 10 arith.extsi
-  const long long b_desc_18 = static_cast<long long>(N);  // op 12 arith.extsi
   const int mt0_21 = M + c127_i32_7;  // op 15 arith.addi
   const int tiles_m_22 = mt0_21 / c128_i32_9;  // op 16 arith.divsi
   const int nt0_23 = N + c255_i32_8;  // op 17 arith.addi
@@ -64,7 +59,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma_prefetch_desc(&map_a_desc_0_17);
       tma_prefetch_desc(&map_b_desc_1_19);
       // loop 0 (op 20 scf.for), II 32798, 1 stage(s) in role producer
-      uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
       uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
       const int T0 = num_tiles_25 > pid_14 ? (num_tiles_25 - pid_14 + nprog_15 - 1) / nprog_15 : 0;  // iterations of loop 0
       for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage
@@ -90,7 +84,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int slice = wg - 1;  // warpgroup slice of the role
     AccTile<64, 128> acc_9_38;  // op 30 ttng.warp_group_dot
     // loop 0 (op 20 scf.for), II 32798, 1 stage(s) in role consumer
-    uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     const int T0 = num_tiles_25 > pid_14 ? (num_tiles_25 - pid_14 + nprog_15 - 1) / nprog_15 : 0;  // iterations of loop 0
     for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage

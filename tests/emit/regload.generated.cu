@@ -46,15 +46,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int gsize_ = min(num_programs_x - first_x_, 16);
   const int program_id_x = first_x_ + cta_ % group_ % gsize_;
   const int program_id_y = cta_ % group_ / gsize_;
-  const int program_id_z = 0;
-  const long long c1_i64_7 = 1LL;  // op 0 arith.constant
   const int c128_i32_8 = 128;  // op 1 arith.constant
   const int c256_i32_9 = 256;  // op 2 arith.constant
   const int c0_i32_10 = 0;  // op 3 arith.constant
   const int c64_i32_11 = 64;  // op 4 arith.constant
   const int pid_m_13 = program_id_x;  // op 6 tt.get_program_id
   const int pid_n_14 = program_id_y;  // op 7 tt.get_program_id
-  const long long a_desc_15 = static_cast<long long>(K);  // op 8 arith.extsi
   const long long b_desc_17 = static_cast<long long>(N);  // op 10 arith.extsi
   const int a_21 = pid_m_13 * c128_i32_8;  // op 14 arith.muli
   const int b_22 = pid_n_14 * c256_i32_9;  // op 15 arith.muli

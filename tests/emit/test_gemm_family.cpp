@@ -132,7 +132,7 @@ TEST(GemmFamily, PhasesShareOnePoolAndJoin) {
   // previous loop's zero-trip split.
   EXPECT_EQ(count(s, "// loop 1 (op 33 scf.for)"), 2U);
   EXPECT_EQ(count(s, "// loop 2 (op 43 scf.for)"), 2U);
-  EXPECT_EQ(count(s, "tma_wait<0>();  // stores complete (and staging read) before exit"), 2U);
+  EXPECT_EQ(count(s, std::string("tma_wait_read<0>();  // ") + kExitWait), 2U);
 }
 
 // An empty input with a non-empty output (K = 0 of a GEMM: C is the bias, or zero) is refused,

@@ -133,3 +133,32 @@ TEST(ZeroTripSplit, UnresolvedSplitIsAnInternalError) {
 }
 
 }  // namespace
+
+// Declarations nothing reads go (they would be nvcc warnings in every kernel); a declaration a
+// later statement of its block reads, or whose initializer calls anything, stays.
+TEST(DropUnusedDecls, RemovesOnlyPureDeclarationsNothingReads) {
+  std::vector<Stmt> body = {
+      decl("long long", 1, "1LL", true),                     // v1: unused
+      decl("int", 2, "static_cast<int>(blockIdx.y)", true),  // v2: read only by v3
+      decl("int", 3, R(2) + " * 4", true),                   // v3: unused, so v2 goes too
+      decl("int", 4, "warpgroup_idx()", true),               // a call: stays
+      decl("int", 5, "7", true),                             // v5: read below
+      code("const int program_id_z = static_cast<int>(blockIdx.z);"),
+      if_("wg == 0", {code("uint32_t it0 = 0;"), code("x = 1;")}, "role 0"),
+      if_("wg == 1", {code("uint32_t it0 = 0;"), code("y = it0;")}, "role 1"),
+      code(Text("use(") + R(5) + ");")};
+  auto name = [](int v, int) { return "v" + S(v); };
+  resolve_names(body, name);
+  drop_unused_decls(body);
+  const std::string out = printed(body);
+  EXPECT_EQ(out.find("v1 ="), std::string::npos);
+  EXPECT_EQ(out.find("v2 ="), std::string::npos);
+  EXPECT_EQ(out.find("v3 ="), std::string::npos);
+  EXPECT_EQ(out.find("program_id_z"), std::string::npos);
+  EXPECT_NE(out.find("const int v4 = warpgroup_idx();"), std::string::npos);
+  EXPECT_NE(out.find("const int v5 = 7;"), std::string::npos);
+  // Each role's counter is its own: role 0's goes, role 1's stays.
+  EXPECT_EQ(out.find("uint32_t it0 = 0;"), out.rfind("uint32_t it0 = 0;"));
+  EXPECT_NE(out.find("y = it0;"), std::string::npos);
+  EXPECT_GT(out.find("uint32_t it0 = 0;"), out.find("wg == 1"));
+}

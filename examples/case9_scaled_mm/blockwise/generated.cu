@@ -42,9 +42,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   const int wg = warpgroup_idx();
   const int program_id_x = static_cast<int>(blockIdx.x);
-  const int program_id_y = static_cast<int>(blockIdx.y);
-  const int program_id_z = static_cast<int>(blockIdx.z);
-  const long long c1_i64_9 = 1LL;  // op 1 arith.constant
   const int c8_i32_10 = 8;  // op 2 arith.constant
   const int c128_i32_11 = 128;  // op 3 arith.constant
   const int c127_i32_12 = 127;  // op 4 arith.constant
@@ -59,8 +56,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int num_tiles_22 = num_pid_m_1_19 * num_pid_n_2_21;  // op 14 arith.muli
   const int num_groups_23 = K + c127_i32_12;  // op 15 arith.addi
   const int num_groups_3_24 = num_groups_23 / c128_i32_11;  // op 16 arith.divsi
-  const long long a_desc_25 = static_cast<long long>(K);  // op 17 arith.extsi
-  const long long d_desc_28 = static_cast<long long>(N);  // op 20 arith.extsi
   const int num_in_group_30 = num_pid_n_2_21 * c8_i32_10;  // op 22 arith.muli
   if (wg == 0) {  // role 0 producer (producer, 24 regs)
     setmaxnreg_dec<24>();
@@ -68,7 +63,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma_prefetch_desc(&map_a_desc_4_26);
       tma_prefetch_desc(&map_b_desc_27);
       // loop 0 (op 25 scf.for), II 33822, 1 stage(s) in role producer
-      uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
       uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
       const int T0 = num_tiles_22 > pid_16 ? (num_tiles_22 - pid_16 + num_programs_17 - 1) / num_programs_17 : 0;  // iterations of loop 0
       for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage
@@ -115,7 +109,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     int offs_m_9_42;
     int sb_row_45;
     // loop 0 (op 25 scf.for), II 33822, 2 stage(s) in role consumer
-    uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     const int T0 = num_tiles_22 > pid_16 ? (num_tiles_22 - pid_16 + num_programs_17 - 1) / num_programs_17 : 0;  // iterations of loop 0
     if (T0 >= 1) {  // the pipelined loop needs T >= stages - 1

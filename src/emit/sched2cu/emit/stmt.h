@@ -183,5 +183,10 @@ std::string render(const Text& t, const Namer& name);
 // Replaces every reference in `body` (recursively) by its printed name: the statements become
 // self-contained text, printed the same with any namer (what the protocol checker reads).
 void resolve_names(std::vector<Stmt>& body, const Namer& name);
+// After resolve_names: removes the declarations of scalars nothing reads (a descriptor's shape
+// operand that only the host needs, a program id of an unused grid axis, a ring counter of a
+// role with no work in that loop), which nvcc would report as warnings. Only a declaration whose
+// initializer is pure (casts and literals, no other call) goes; it repeats until none is left.
+void drop_unused_decls(std::vector<Stmt>& body);
 
 }  // namespace sched2cu::emit

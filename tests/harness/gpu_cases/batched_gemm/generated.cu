@@ -42,17 +42,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int program_id_x = static_cast<int>(blockIdx.x);
   const int program_id_y = static_cast<int>(blockIdx.y);
   const int program_id_z = static_cast<int>(blockIdx.z);
-  const long long c1_i64_7 = 1LL;  // op 0 arith.constant
   const int c128_i32_8 = 128;  // op 1 arith.constant
   const int c0_i32_9 = 0;  // op 2 arith.constant
   const int c64_i32_10 = 64;  // op 3 arith.constant
   const int pid_m_12 = program_id_x;  // op 5 tt.get_program_id
   const int pid_n_13 = program_id_y;  // op 6 tt.get_program_id
   const int z_14 = program_id_z;  // op 7 tt.get_program_id
-  const int a_desc_15 = BATCH * M;  // op 8 arith.muli
-  const long long a_desc_0_16 = static_cast<long long>(K);  // op 9 arith.extsi
-  const int b_desc_18 = BATCH * K;  // op 11 arith.muli
-  const long long b_desc_2_19 = static_cast<long long>(N);  // op 12 arith.extsi
   const int a_22 = z_14 * M;  // op 15 arith.muli
   const int a_4_23 = pid_m_12 * c128_i32_8;  // op 16 arith.muli
   const int a_5_24 = a_22 + a_4_23;  // op 17 arith.addi

@@ -47,15 +47,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int gsize_ = min(num_programs_x - first_x_, 16);
   const int program_id_x = first_x_ + cta_ % group_ % gsize_;
   const int program_id_y = cta_ % group_ / gsize_;
-  const int program_id_z = 0;
-  const long long c1_i64_8 = 1LL;  // op 0 arith.constant
   const int c128_i32_9 = 128;  // op 1 arith.constant
   const int c256_i32_10 = 256;  // op 2 arith.constant
   const int c0_i32_11 = 0;  // op 3 arith.constant
   const int pid_m_13 = program_id_x;  // op 5 tt.get_program_id
   const int pid_n_14 = program_id_y;  // op 6 tt.get_program_id
-  const long long a_desc_15 = static_cast<long long>(K);  // op 7 arith.extsi
-  const long long c_desc_18 = static_cast<long long>(N);  // op 10 arith.extsi
   const int a_20 = pid_m_13 * c128_i32_9;  // op 12 arith.muli
   const int b_21 = pid_n_14 * c256_i32_10;  // op 13 arith.muli
   if (wg == 0) {  // role 0 producer (producer, 24 regs)

@@ -46,15 +46,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int gsize_ = min(num_programs_x - first_x_, 16);
   const int program_id_x = first_x_ + cta_ % group_ % gsize_;
   const int program_id_y = cta_ % group_ / gsize_;
-  const int program_id_z = 0;
-  const long long c1_i64_11 = 1LL;  // op 4 arith.constant
   const int c128_i32_12 = 128;  // op 5 arith.constant
   const int c0_i32_13 = 0;  // op 6 arith.constant
   const int c64_i32_14 = 64;  // op 7 arith.constant
   const int pid_m_16 = program_id_x;  // op 9 tt.get_program_id
   const int pid_n_17 = program_id_y;  // op 10 tt.get_program_id
-  const long long a_desc_18 = static_cast<long long>(K);  // op 11 arith.extsi
-  const long long c_desc_21 = static_cast<long long>(N);  // op 14 arith.extsi
   const int a_23 = pid_m_16 * c128_i32_12;  // op 16 arith.muli
   const int b_24 = pid_n_17 * c128_i32_12;  // op 17 arith.muli
   if (wg == 0) {  // role 0 producer (producer, 24 regs)

@@ -50,16 +50,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int gsize_ = min(num_programs_x - first_x_, 16);
   const int program_id_x = first_x_ + cta_ % group_ % gsize_;
   const int program_id_y = cta_ % group_ / gsize_;
-  const int program_id_z = 0;
-  const long long c1_i64_8 = 1LL;  // op 0 arith.constant
   const int c128_i32_9 = 128;  // op 1 arith.constant
   const int c256_i32_10 = 256;  // op 2 arith.constant
   const int c0_i32_11 = 0;  // op 3 arith.constant
   const int c64_i32_12 = 64;  // op 4 arith.constant
   const int pid_m_17 = program_id_x;  // op 9 tt.get_program_id
   const int pid_n_18 = program_id_y;  // op 10 tt.get_program_id
-  const long long a_desc_19 = static_cast<long long>(K);  // op 11 arith.extsi
-  const long long b_desc_21 = static_cast<long long>(N);  // op 13 arith.extsi
   const int res_25 = pid_m_17 * c128_i32_9;  // op 17 arith.muli
   const int res_4_26 = pid_n_18 * c256_i32_10;  // op 18 arith.muli
   if (wg == 0) {  // role 0 producer (producer, 24 regs)

@@ -34,8 +34,6 @@ __global__ void __launch_bounds__(kThreads, 4)
   const int wg = warpgroup_idx();
   uint8_t* const scratch = smem + 0 + wg * 16;  // blocked-layout scratch, 16 B per warpgroup
   const int program_id_x = static_cast<int>(blockIdx.x);
-  const int program_id_y = static_cast<int>(blockIdx.y);
-  const int program_id_z = static_cast<int>(blockIdx.z);
   const int c256_i32_9 = 256;  // op 2 arith.constant
   const int c0_i32_10 = 0;  // op 3 arith.constant
   const float cst_4_14 = 0.000000e+00f;  // op 7 arith.constant
@@ -127,7 +125,6 @@ __global__ void __launch_bounds__(kThreads, 4)
     float* v4_80_c1;
     float* v4_80;
     // loop 0 (op 15 scf.for), II 6552, 2 stage(s) in role consumer
-    uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     const int T0 = n_rows > v0_17 ? (n_rows - v0_17 + v1_18 - 1) / v1_18 : 0;  // iterations of loop 0
     if (T0 >= 1) {  // the pipelined loop needs T >= stages - 1
@@ -2751,7 +2748,6 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
   if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return cudaErrorInvalidValue;
-  const bool outputs_empty = false;  // a launch is skipped only when every output is empty
   static bool smem_attr_set = false;
   if (!smem_attr_set) {
     if ((e = cudaFuncSetAttribute(row_ops_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemAlloc)) != cudaSuccess)

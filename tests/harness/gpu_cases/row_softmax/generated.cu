@@ -33,8 +33,6 @@ __global__ void __launch_bounds__(kThreads, 4)
   const int wg = warpgroup_idx();
   uint8_t* const scratch = smem + 0 + wg * 16;  // blocked-layout scratch, 16 B per warpgroup
   const int program_id_x = static_cast<int>(blockIdx.x);
-  const int program_id_y = static_cast<int>(blockIdx.y);
-  const int program_id_z = static_cast<int>(blockIdx.z);
   const int c1024_i32_6 = 1024;  // op 1 arith.constant
   const int c0_i32_7 = 0;  // op 2 arith.constant
   const float cst_0_8 = 0.000000e+00f;  // op 3 arith.constant
@@ -97,7 +95,6 @@ __global__ void __launch_bounds__(kThreads, 4)
     __half* x_row_2_17;
     __half* y_row_18;
     // loop 0 (op 10 scf.for), II 4956, 2 stage(s) in role consumer
-    uint32_t it0 = 0;  // iterations of loop 0 so far (ring slot and phase)
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     uint32_t it2 = 0;  // iterations of loop 2 so far (ring slot and phase)
     const int T0 = n_rows > v0_11 ? (n_rows - v0_11 + v1_12 - 1) / v1_12 : 0;  // iterations of loop 0
@@ -1531,7 +1528,6 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
   if (grid_x > 2147483647LL || grid_y > 65535 || grid_z > 65535) return cudaErrorInvalidValue;
-  const bool outputs_empty = false;  // a launch is skipped only when every output is empty
   static bool smem_attr_set = false;
   if (!smem_attr_set) {
     if ((e = cudaFuncSetAttribute(row_softmax_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemAlloc)) != cudaSuccess)

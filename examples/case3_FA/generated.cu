@@ -120,7 +120,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       {  // prologue step 0: stages 0..0
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         ring0_0->wait_full(it0 + 0);  // ring 0: data landed, stage 0
         named_bar_sync(5 + slice, 256);  // ping-pong: this warpgroup's turn to issue its MMAs
@@ -149,7 +148,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       {  // prologue step 1: stages 0..1
         m_ij_17_51_c2 = m_ij_17_51_c1;  // carried copies of op 35 arith.maxnumf
         m_ij_17_51_c1 = m_ij_17_51;
-        acc_30_70_c1 = acc_30_70;  // carried copies of op 53 ttng.warp_group_dot
         l_i_32_72_c1 = l_i_32_72;  // carried copies of op 55 arith.addf
         tile_map_packed<__nv_bfloat16>(acc_28_68, [](float x0) { return x0; }, tile(qk_14_45));  // op 51 arith.truncf, node 21, stage 1
         row_map(l_i_32_72, [](float x0, float x1) { return x0 + x1; }, row(l_i_31_71), row(l_ij_59));  // op 55 arith.addf, node 25, stage 1

@@ -175,10 +175,15 @@ std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
         for (int a = amax; a >= 1; --a) {
           const int v = value;  // a lambda cannot capture a structured binding (clang 14)
           // In prologue step p, copy a - 1 holds a value only once its stage has run (or for a
-          // carried yield, which starts at its init).
-          const bool carried = std::any_of(yield_of_.begin(), yield_of_.end(),
-                                           [&](const auto& kv) { return kv.second == v; });
-          if (si.sec == 0 && !carried && age_of(v, si.step) < a) continue;
+          // carried yield, which starts at its init; not a zero init folded into scale-d, which
+          // is never written: its iteration-0 value only reaches MMAs that ignore it).
+          bool carried = false, folded = false;
+          for (const auto& [ia, y] : yield_of_)
+            if (y == v) {
+              carried = true;
+              folded = L_.val(ia, loop_.op).zero_iter >= 0;
+            }
+          if (si.sec == 0 && (!carried || folded) && age_of(v, si.step) < a) continue;
           out.push_back(code(
               Text::ref(v, a) + " = " + Text::ref(v, a - 1) + ";",
               a == amax ? "carried copies of " + c_.note(c_.f.value(v).def_op) : std::string()));

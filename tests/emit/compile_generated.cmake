@@ -3,7 +3,7 @@
 # harness's generated test cases are compiled with
 #   nvcc -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
 # and the test fails if nvcc fails or ptxas reports spill stores/loads, a stack frame, or wgmma
-# serialization (C7515), or, for an emitted kernel, nvcc warns of a declaration nothing reads. Every examples/**/bench_spec.cpp (and the harness cases' specs) is
+# serialization (C7515), or, for an emitted kernel, nvcc prints any warning. Every examples/**/bench_spec.cpp (and the harness cases' specs) is
 # compiled too, as the harness compiles a spec (-x cu, runtime/ and src/harness/ included); a spec
 # fails only when nvcc fails (its reference kernels are not held to the no-spill rule).
 #
@@ -96,11 +96,12 @@ foreach(g ${gens})
     message(SEND_ERROR "${rel}: ptxas serialized wgmma (C7515)")
     list(APPEND failed ${rel})
   endif()
-  # Emitted code declares nothing it does not read (stmt.cpp, drop_unused_decls): an nvcc
-  # "declared but never referenced" warning in a generated kernel is a failure.
+  # Emitted code compiles without a warning (no declaration nothing reads, stmt.cpp's
+  # drop_unused_decls; no copy of a value never written, instances.cpp): any nvcc warning in a
+  # generated kernel is a failure.
   get_filename_component(base ${g} NAME)
-  if(base MATCHES "generated\\.cu$" AND log MATCHES "warning #177-D")
-    message(SEND_ERROR "${rel}: nvcc warns of a declaration nothing reads:\n${log}")
+  if(base MATCHES "generated\\.cu$" AND log MATCHES "warning #[0-9]+")
+    message(SEND_ERROR "${rel}: nvcc warns:\n${log}")
     list(APPEND failed ${rel})
   endif()
   string(REGEX MATCHALL "Used [0-9]+ registers" regs "${log}")

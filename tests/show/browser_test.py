@@ -186,6 +186,10 @@ def main():
         profile = os.path.join(args.out, f"profile-{len(jobs)}")
         cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                "--no-first-run", "--disable-extensions", "--disable-dev-shm-usage",
+               # Screenshot and DOM dump only once the pages' scripts have drawn: without a
+               # virtual-time budget chromium may capture at the load event, which on a loaded
+               # machine came before the bench page's pictures (a blank, failed check).
+               "--virtual-time-budget=10000",
                f"--user-data-dir={profile}", *flags]
         jobs.append((what, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
 

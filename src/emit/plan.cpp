@@ -264,6 +264,11 @@ void plan_smem(Ctx& c) {
       c.buf_offset[b.id] = off;
       off += size;
     } else {
+      // A fill loads its staging while the loops still run: those bytes must be its own.
+      if (b.fill_op >= 0)
+        throw Error("emit: staging buffer " + std::to_string(b.id) +
+                    " is filled during the loops but does not fit beside the rings (" +
+                    std::to_string(size) + " B); the schedule graph's fill_op needs room left");
       over = align(over, 1024);
       c.buf_offset[b.id] = over;
       over += size;

@@ -179,3 +179,22 @@ TEST(StagingOverlay, RoleSyncsOnlyWhereAnotherWarpgroupMayStillRead) {
   EXPECT_NE(g1.find("named_bar_sync(4, 256);  // role-wide: every warpgroup is done"),
             std::string::npos);
 }
+
+TEST(StagingOverlay, AFilledStagingThatDoesNotFitIsAnError) {
+  // gemm_residual's residual tile is TMA-loaded into its store's staging during the K loop; on a
+  // target with 32 KB less shared memory that staging could only overlay the rings the loop is
+  // still using: refused, nothing emitted.
+  auto g = sched2cu::sgraph::read_schedule_graph(
+      fs::path(SCHED2CU_SOURCE_DIR) / "tests/harness/gpu_cases/gemm_residual/schedule_graph.json");
+  ASSERT_EQ(g.buffers.at(0).fill_op, 19);
+  g.target.smem_bytes -= 32768;
+  try {
+    sched2cu::emit::emit_cuda(g, {});
+    FAIL() << "emitted";
+  } catch (const sched2cu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("staging buffer 0 is filled during the loops but does "
+                                         "not fit beside the rings"),
+              std::string::npos)
+        << e.what();
+  }
+}

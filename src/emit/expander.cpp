@@ -450,8 +450,8 @@ std::vector<Stmt> Expander::run() {
       for (const auto& n : c_.g.loops.at(static_cast<size_t>(nest[i])).nodes)
         if (n.child_loop >= 0) nest.push_back(n.child_loop);
     for (int k : nest)
-      out.push_back(code("uint32_t it" + S(k) + " = 0;",
-                         "iterations of loop " + S(k) + " so far (ring slot and phase)"));
+      out.push_back(named_decl("uint32_t", "it" + S(k), "0", false,
+                               "iterations of loop " + S(k) + " so far (ring slot and phase)"));
   }
   for (int id : nodes_)
     for (const auto& d : lowered_.at(id).decls) decls.push_back(d);

@@ -352,13 +352,13 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
     head.push_back(code("const int group_ = " + S(G) + " * num_programs_y;"));
     head.push_back(code("const int first_x_ = cta_ / group_ * " + S(G) + ";"));
     head.push_back(code("const int gsize_ = min(num_programs_x - first_x_, " + S(G) + ");"));
-    head.push_back(code("const int program_id_x = first_x_ + cta_ % group_ % gsize_;"));
-    head.push_back(code("const int program_id_y = cta_ % group_ / gsize_;"));
-    head.push_back(code("const int program_id_z = 0;"));
+    head.push_back(named_decl("int", "program_id_x", "first_x_ + cta_ % group_ % gsize_", true));
+    head.push_back(named_decl("int", "program_id_y", "cta_ % group_ / gsize_", true));
+    head.push_back(named_decl("int", "program_id_z", "0", true));
   } else {
-    head.push_back(code("const int program_id_x = static_cast<int>(blockIdx.x);"));
-    head.push_back(code("const int program_id_y = static_cast<int>(blockIdx.y);"));
-    head.push_back(code("const int program_id_z = static_cast<int>(blockIdx.z);"));
+    head.push_back(named_decl("int", "program_id_x", "static_cast<int>(blockIdx.x)", true));
+    head.push_back(named_decl("int", "program_id_y", "static_cast<int>(blockIdx.y)", true));
+    head.push_back(named_decl("int", "program_id_z", "static_cast<int>(blockIdx.z)", true));
   }
   head.insert(head.end(), pro.begin(), pro.end());
   head.insert(head.end(), chain.begin(), chain.end());

@@ -254,6 +254,14 @@ bool layout_transposed(const Ctx& c, const ttgir::Type& t, int op);
 // --- overlay.cpp
 // Byte spans [start, end) of dynamic shared memory.
 using Spans = std::vector<std::pair<long long, long long>>;
+// How a row-split, K-major wgmma A tile lies in shared memory (lower_mma.cpp addresses it so):
+// `boxes` swizzle boxes of `box` bytes (all rows, `swizzle` bytes each), warpgroup k's rows the
+// `slab` bytes at k · slab of every box. Nothing when the tile is not whole boxes.
+struct RowSlabs {
+  long long box = 0, slab = 0, boxes = 0;
+};
+std::optional<RowSlabs> row_slabs(long long tile_bytes, long long rows, long long rows_per_slice,
+                                  int swizzle);
 // The bytes of resident buffer `b` that warpgroup `slice` of role `r` reads, when every reader
 // is a wgmma of `r` taking it as its row-split, K-major A operand (each warpgroup its own rows);
 // nothing otherwise.

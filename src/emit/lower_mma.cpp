@@ -100,14 +100,14 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
       c.fail(o.id, "8-bit wgmma needs a K-major A operand (its layout asks for MN-major)");
     const int swa = swizzle_of(c, ta, o.id);
     if (swa == 0) c.fail(o.id, "wgmma operands need a swizzled shared layout");
-    const long long a_box = static_cast<long long>(ba.shape.at(0)) * swa;
-    if (ba.loop < 0 && L.split() && !a_mn && ba.bytes % a_box == 0) {
+    const std::optional<RowSlabs> rows_a = row_slabs(ba.bytes, ba.shape.at(0), vd.rows, swa);
+    if (ba.loop < 0 && L.split() && !a_mn && rows_a) {
       // A resident, row-split K-major A: this warpgroup reads only its rows of each swizzle box
       // (what lets an epilogue staging overlay the other rows, overlay.cpp).
-      for (long long box = 0; box < ba.bytes / a_box; ++box)
-        mem.push_back(Lower::staging_access(
-            ba, "slice * " + S(static_cast<long long>(vd.rows) * swa) + " + " + S(box * a_box),
-            static_cast<long long>(vd.rows) * swa, Access::Engine::Mma, false));
+      for (long long box = 0; box < rows_a->boxes; ++box)
+        mem.push_back(
+            Lower::staging_access(ba, "slice * " + S(rows_a->slab) + " + " + S(box * rows_a->box),
+                                  rows_a->slab, Access::Engine::Mma, false));
     } else {
       mem.push_back(L.slot_access(ba, Access::Engine::Mma, false));
     }

@@ -11,6 +11,13 @@
 
 namespace sched2cu::emit {
 
+std::optional<RowSlabs> row_slabs(long long tile_bytes, long long rows, long long rows_per_slice,
+                                  int swizzle) {
+  const long long box = rows * swizzle;
+  if (box <= 0 || tile_bytes % box != 0) return {};
+  return RowSlabs{box, rows_per_slice * swizzle, tile_bytes / box};
+}
+
 std::optional<Spans> slice_rows(const Ctx& c, const sgraph::Buffer& b, const sgraph::Role& r,
                                 int slice) {
   if (b.loop >= 0 || b.depth != 1 || r.split_parts <= 1 || b.shape.size() != 2) return {};
@@ -36,14 +43,12 @@ std::optional<Spans> slice_rows(const Ctx& c, const sgraph::Buffer& b, const sgr
   }
   const long long rows = b.shape[0], parts = r.split_parts;
   if (rows % (64 * parts) != 0) return {};
-  // lower_mma.cpp addresses warpgroup k's rows [k · rows/parts, (k+1) · rows/parts) of every
-  // swizzle box; a box is `rows` rows of `swizzle` bytes.
-  const long long box = rows * swizzle, slab = rows / parts * swizzle;
-  if (b.bytes % box != 0) return {};
+  const std::optional<RowSlabs> g = row_slabs(b.bytes, rows, rows / parts, swizzle);
+  if (!g) return {};
   Spans out;
-  for (long long bb = 0; bb < b.bytes / box; ++bb) {
-    const long long start = off->second + bb * box + slice * slab;
-    out.emplace_back(start, start + slab);
+  for (long long bb = 0; bb < g->boxes; ++bb) {
+    const long long start = off->second + bb * g->box + slice * g->slab;
+    out.emplace_back(start, start + g->slab);
   }
   return out;
 }

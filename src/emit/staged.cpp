@@ -216,8 +216,7 @@ void store_staged(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgr
   const bool later = !in_loop && c.later_phase(o.id);
   L.fn_stores_pending = later;  // the next function-scope store's fill waits for these reads
   if (!in_loop && !later)
-    blk.push_back(if_("thread_idx_in_warpgroup() == 0",
-                      {bulk_wait(0, true, kExitWait)}));
+    blk.push_back(if_("thread_idx_in_warpgroup() == 0", {bulk_wait(0, true, kExitWait)}));
 }
 
 }  // namespace sched2cu::emit

@@ -71,6 +71,11 @@ Stmt decl(Text type, int value, Text init, bool is_const, std::string note) {
   s.note = std::move(note);
   return s;
 }
+Stmt named_decl(Text type, const std::string& name, Text init, bool is_const, std::string note) {
+  Stmt s = decl(std::move(type), 0, std::move(init), is_const, std::move(note));
+  s.var = Text(name);
+  return s;
+}
 Stmt block(std::vector<Stmt> body, std::string note) {
   Stmt s;
   s.kind = Stmt::Kind::Block;
@@ -240,6 +245,11 @@ std::vector<Text*> Stmt::texts() {
   }
   return out;
 }
+std::vector<const Text*> Stmt::texts() const {
+  std::vector<const Text*> out;
+  for (Text* x : const_cast<Stmt*>(this)->texts()) out.push_back(x);
+  return out;
+}
 
 void for_each_stmt(std::vector<Stmt>& body, const std::function<void(Stmt&)>& f) {
   for (auto& s : body) {
@@ -307,32 +317,15 @@ bool scalar_type(const std::string& ty) {
 
 // The name a removable scalar declaration declares, or "".
 std::string removable(const Stmt& s) {
-  if (s.kind == Stmt::Kind::Decl) {
-    if (!scalar_type(literal(s.type)) || !pure_init(literal(s.init))) return "";
-    return literal(s.var);
-  }
-  if (s.kind != Stmt::Kind::Code || !s.guard.empty()) return "";
-  // `[const] <scalar type> name = expr;` spelled as one code line.
-  std::string t = literal(s.text);
-  if (t.rfind("const ", 0) == 0) t = t.substr(6);
-  for (const char* ty : {"long long ", "int ", "float ", "bool ", "uint32_t ", "unsigned "}) {
-    if (t.rfind(ty, 0) != 0) continue;
-    t = t.substr(std::string(ty).size());
-    const size_t eq = t.find(" = ");
-    if (eq == std::string::npos || t.empty() || t.back() != ';') return "";
-    const std::string name = t.substr(0, eq);
-    for (char ch : name)
-      if (!ident_char(ch)) return "";
-    return pure_init(t.substr(eq + 3, t.size() - eq - 4)) ? name : "";
-  }
-  return "";
+  if (s.kind != Stmt::Kind::Decl || !scalar_type(literal(s.type)) || !pure_init(literal(s.init)))
+    return "";
+  return literal(s.var);
 }
 
 // Occurrences of identifier `name` in `s` and everything inside it.
 int occurrences(const Stmt& s, const std::string& name) {
   std::map<std::string, int> n;
-  Stmt c = s;  // texts() is non-const
-  for (Text* t : c.texts()) count_idents(literal(*t), n);
+  for (const Text* t : s.texts()) count_idents(literal(*t), n);
   count_idents(s.ring, n);
   int k = n[name];
   for (const Stmt& b : s.body) k += occurrences(b, name);

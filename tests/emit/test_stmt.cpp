@@ -143,9 +143,9 @@ TEST(DropUnusedDecls, RemovesOnlyPureDeclarationsNothingReads) {
       decl("int", 3, R(2) + " * 4", true),                   // v3: unused, so v2 goes too
       decl("int", 4, "warpgroup_idx()", true),               // a call: stays
       decl("int", 5, "7", true),                             // v5: read below
-      code("const int program_id_z = static_cast<int>(blockIdx.z);"),
-      if_("wg == 0", {code("uint32_t it0 = 0;"), code("x = 1;")}, "role 0"),
-      if_("wg == 1", {code("uint32_t it0 = 0;"), code("y = it0;")}, "role 1"),
+      named_decl("int", "program_id_z", "static_cast<int>(blockIdx.z)", true),
+      if_("wg == 0", {named_decl("uint32_t", "it0", "0", false), code("x = 1;")}, "role 0"),
+      if_("wg == 1", {named_decl("uint32_t", "it0", "0", false), code("y = it0;")}, "role 1"),
       code(Text("use(") + R(5) + ");")};
   auto name = [](int v, int) { return "v" + S(v); };
   resolve_names(body, name);

@@ -125,12 +125,16 @@ struct Stmt {
 
   // Every Text of this statement (not of its children), for reference rewriting.
   std::vector<Text*> texts();
+  std::vector<const Text*> texts() const;
 };
 
 // Constructors (the only way lowering code makes statements).
 Stmt comment(const std::string& text);
 Stmt code(Text text, std::string note = "");
 Stmt decl(Text type, int value, Text init = {}, bool is_const = false, std::string note = "");
+// A declaration of a variable no IR value names (a program id, a ring counter).
+Stmt named_decl(Text type, const std::string& name, Text init, bool is_const,
+                std::string note = "");
 Stmt block(std::vector<Stmt> body, std::string note = "");
 Stmt if_(Text cond, std::vector<Stmt> body, std::string note = "",
          std::vector<Stmt> else_body = {});

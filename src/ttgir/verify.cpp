@@ -128,12 +128,15 @@ class Verifier {
       const auto i = static_cast<size_t>(id);
       if (o.parent_op != parent || o.parent_region != region || o.parent_block != blk)
         return at_op(i, "has parent fields that differ from the block listing it");
-      int seg = 0;
+      // Summed wide and checked as it grows: segments from JSON are any int, and an int sum of
+      // INT_MAX and 1 overflowed (found by the graph fuzzer).
+      size_t seg = 0;
       for (int s : o.operand_segments) {
         if (s < 0) return at_op(i, "has a negative operand segment");
-        seg += s;
+        seg += static_cast<size_t>(s);
+        if (seg > o.operands.size()) break;
       }
-      if (static_cast<size_t>(seg) != o.operands.size())
+      if (seg != o.operands.size())
         return at_op(i, "has operand segments that do not add up to its operands");
       for (ValueId v : o.operands)
         if (v < 0 || static_cast<size_t>(v) >= nv || !visible_[static_cast<size_t>(v)])

@@ -144,6 +144,19 @@ TEST(TtgirJsonErrors, ModulesTheParserCannotBuildAreRejected) {
                     std::swap(top[0], top[1]);
                   }),
                   "comes in program order"));
+  // Found by the graph fuzzer: segments whose int sum overflows (INT_MAX + 1).
+  const OpId seg_op = [&] {
+    for (const Op& o : f.ops)
+      if (o.operand_segments.size() >= 2) return o.id;
+    return OpId{-1};
+  }();
+  ASSERT_GE(seg_op, 0);
+  EXPECT_TRUE(has(edited([&](auto& j) {
+                    auto& segs = j["ops"][seg_op]["segments"];
+                    segs[0] = 2147483647;
+                    segs[1] = 1;
+                  }),
+                  "operand segments that do not add up"));
   EXPECT_TRUE(has(edited([&](auto& j) { j["ops"][5]["results"] = nlohmann::json::array(); }),
                   "result 0 is not the next value defined"));
   EXPECT_TRUE(has(edited([&](auto& j) { j["values"][0]["users"] = nlohmann::json::array(); }),

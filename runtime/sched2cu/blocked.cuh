@@ -395,6 +395,44 @@ SCHED2CU_DEVICE void bload(BRow<T, L>& d, const BRow<T*, LP>& p, const M& mask, 
     d.v[r] = mask.at(r, 0) ? *p.v[r] : static_cast<T>(other.at(r, 0));
 }
 
+// d = the box of d's shape at (row0, col0) of a row-major [rows][cols] tensor at `base` with a
+// row stride of `ld` elements, reading 0 outside the tensor (what a TMA load of that box gives):
+// a tensor-descriptor load brought into registers with plain loads. A run of Vec slots (within
+// S1, so its columns are consecutive) is one vector load when it lies inside the tensor and its
+// address is aligned to the vector, element loads otherwise (a tail, an odd stride).
+template <int Vec, class T, class L>
+SCHED2CU_DEVICE void bload_box(BTile<T, L>& d, const T* base, long long ld, int row0, int col0,
+                               int rows, int cols) {
+  static_assert(L::kS1 % Vec == 0 && Vec * sizeof(T) <= 16, "a run lies within S1 slots");
+  constexpr int kBytes = Vec * static_cast<int>(sizeof(T));
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r) {
+    const int row = row0 + L::row(r);
+    const bool row_in = row >= 0 && row < rows;
+#pragma unroll
+    for (int c0 = 0; c0 < L::kCols; c0 += Vec) {
+      const int col = col0 + L::col(c0);
+      const int e = r * L::kCols + c0;
+      const T* p = base + static_cast<long long>(row) * ld + col;
+      if (Vec > 1 && row_in && col >= 0 && col + Vec <= cols &&
+          reinterpret_cast<uintptr_t>(p) % kBytes == 0) {
+        using V = typename VecOf<kBytes>::type;
+        union {
+          V u;
+          T x[Vec];
+        } w;
+        w.u = *reinterpret_cast<const V*>(p);
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) d.v[e + k] = w.x[k];
+      } else {
+#pragma unroll
+        for (int k = 0; k < Vec; ++k)
+          d.v[e + k] = row_in && col + k >= 0 && col + k < cols ? p[k] : static_cast<T>(0.0f);
+      }
+    }
+  }
+}
+
 // *p = x where mask holds; the same run rule as bload.
 template <int Vec, class T, class L, class X, class M>
 SCHED2CU_DEVICE void bstore(const BTile<T*, L>& p, const X& x, const M& mask) {

@@ -88,6 +88,12 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
   sub->add_option("--raster-group", a->o.raster_group,
                   "CTA rasterization group of a 2D grid (0 = launch the grid as is)")
       ->capture_default_str();
+  sub->add_option_function<std::string>(
+         "--loads", [a](const std::string& v) { a->o.loads = sched2cu::sched::parse_load_mode(v); },
+         "how a memory-bound kernel's tile loads reach registers: auto (the faster predicted "
+         "schedule), tma (producer warpgroup, rings) or global (plain loads, no producer)")
+      ->check(CLI::IsMember({"auto", "tma", "global"}))
+      ->default_str("auto");
   sub->add_flag("--report", a->report, "print II, MII, optimality, stages, depths, partition");
   return std::function<int()>([a]() {
     sched2cu::refuse_output_over_input(a->in, a->out, "schedule");

@@ -63,8 +63,10 @@ OpShape op_shape(const Function& f, const Op& op, int consumer_wgs) {
   return s;
 }
 
-bool is_register_load(const ttgir::Module& m, const Function& f, const Op& op) {
+bool is_register_load(const ttgir::Module& m, const Function& f, const Op& op,
+                      const std::set<OpId>& global_loads) {
   if (op.name != "tt.descriptor_load" || op.results.size() != 1) return false;
+  if (global_loads.count(op.id) != 0) return true;
   const auto& users = f.value(op.results[0]).users;
   if (users.empty()) return false;
   for (OpId u : users) {
@@ -107,7 +109,8 @@ bool is_store_view(const Function& f, const Op& op) {
 
 BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, const TargetModel& t,
                      int consumer_wgs, const std::map<OpId, int64_t>& inner_latency,
-                     const std::map<OpId, int>& inner_index, int tc_turns) {
+                     const std::map<OpId, int>& inner_index, int tc_turns,
+                     const std::set<OpId>& global_loads, int load_copies) {
   BuiltLoop out;
   out.loop = f.for_loop(for_op);
   const auto& L = out.loop;
@@ -137,7 +140,7 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       if (op.results.empty() || op.name == "tt.reduce")
         for (ValueId v : op.operands) tensor |= is_tensorish(f.value(v).type);
       // A load consumed in registers is a global load, not a TMA into a ring.
-      const bool reg_load = is_register_load(m, f, op);
+      const bool reg_load = is_register_load(m, f, op, global_loads);
       const OpClass* c = t.classify(reg_load ? "tt.load" : op.name, tensor);
       if (!c)
         throw Error(op.loc.ir, "no cost class for '" + op.name + "'" +
@@ -266,9 +269,12 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
               // The tile's own producer, and every inner loop: an inner loop keeps the role's
               // accumulator in registers for its whole run, so no other large tile of the
               // previous iteration may still be live when the next one starts.
+              // A plain global load may keep `load_copies` results in flight: that is what
+              // covers its latency in a streaming loop (the scheduler sizes the copies).
               if (q.id == p.id || q.super_node)
-                g.add_edge(e.dst, q.id,
-                           std::max<int64_t>(1, g.nodes[static_cast<size_t>(e.dst)].issue), 1);
+                g.add_edge(
+                    e.dst, q.id, std::max<int64_t>(1, g.nodes[static_cast<size_t>(e.dst)].issue),
+                    q.id == p.id && p.op_class == "global_access" ? std::max(1, load_copies) : 1);
         }
       }
     }
@@ -371,7 +377,7 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
     };
     std::vector<std::pair<int, int>> order_edges;  // (super-node, register load)
     for (OpId id : L.body) {
-      if (id == L.yield_op || !is_register_load(m, f, f.op(id))) continue;
+      if (id == L.yield_op || !is_register_load(m, f, f.op(id), global_loads)) continue;
       const int ld = node_of[id];
       const auto from_load = reach(ld);
       for (const auto& sn : g.nodes) {
@@ -490,7 +496,7 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       bool dead = !yielded && (lu == last_use.end() || lu->second <= i);
       it = dead ? live.erase(it) : std::next(it);
     }
-    if (!kViews.count(o.name) || is_register_load(m, f, o))
+    if (!kViews.count(o.name) || is_register_load(m, f, o, global_loads))
       for (ValueId r : o.results) {
         int64_t w = reg_words(f.value(r).type);
         if (w > 0) live[r] = w;

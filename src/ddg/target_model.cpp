@@ -102,6 +102,8 @@ TargetModel TargetModel::from_json_text(const std::string& text, const std::stri
     t.budgets.max_threads_per_block = b.at("max_threads_per_block").get<int>();
     t.budgets.mbarrier_bytes = b.at("mbarrier_bytes").get<int64_t>();
     t.budgets.producer_regs = b.at("producer_regs").get<int>();
+    t.budgets.hbm_bytes_per_clk_sm = b.value("hbm_bytes_per_clk_sm", 0.0);
+    if (t.budgets.hbm_bytes_per_clk_sm < 0) fail(file, "hbm_bytes_per_clk_sm must be >= 0");
     if (t.budgets.setmaxnreg_granularity <= 0) fail(file, "setmaxnreg_granularity must be > 0");
     for (auto it = j.at("tc_flop_per_clk").begin(); it != j.at("tc_flop_per_clk").end(); ++it) {
       double r = it.value().get<double>();

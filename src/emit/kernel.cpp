@@ -153,8 +153,8 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         Lowered low = L.lower(op);
         int next = -1;
         for (auto it = std::find(top.begin(), top.end(), op); it != top.end() && next < 0; ++it) {
-          const int li = c.loop_index(*it);
-          if (li >= 0 && c.role_issues_mmas(li, r.id)) next = li;
+          const int at = c.loop_index(*it);
+          if (at >= 0 && c.role_issues_mmas(at, r.id)) next = at;
         }
         if (next >= 0) {
           L.fills_in_loop[next] = low.body;
@@ -193,8 +193,10 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
   }
   split_zero_trip(body);
   std::vector<Stmt> out;
-  out.push_back(code(std::string(r.kind == "producer" ? "setmaxnreg_dec<" : "setmaxnreg_inc<") +
-                     S(r.regs) + ">();"));
+  // One role (no producer warpgroup) has every register the launch bounds give: nothing to move.
+  if (c.g.launch.roles.size() > 1)
+    out.push_back(code(std::string(r.kind == "producer" ? "setmaxnreg_dec<" : "setmaxnreg_inc<") +
+                       S(r.regs) + ">();"));
   if (r.warpgroups.size() > 1)
     out.push_back(code("const int slice = wg - " + S(r.warpgroups.front()) + ";",
                        "warpgroup slice of the role"));

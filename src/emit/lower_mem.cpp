@@ -72,10 +72,61 @@ bool const_int_is(const Ctx& c, int v, long long want) {
 // A load the graph gives no buffer: its users take it in the accumulator layout, so each
 // warpgroup loads its [rows/split, cols] slice straight from global memory into a packed 16-bit
 // tile (half the registers of f32), reading 0 outside the tensor as TMA would.
+// The descriptor's tensor, checked for what a plain load of its boxes needs: a kernel pointer
+// argument as the base, rank 2, an innermost stride of 1.
+const ttgir::Op& plain_load_descriptor(Ctx& c, const ttgir::Op& o) {
+  const ttgir::Op* mk = c.f.def_op(o.operands.at(0));
+  if (mk == nullptr || mk->name != "tt.make_tensor_descriptor")
+    c.fail(o.id, "its descriptor is not a tt.make_tensor_descriptor of the kernel");
+  const ttgir::Type& t = c.type(o.results.at(0));
+  if (t.shape.size() != 2 || o.operands.size() != 3 || mk->operands.size() != 5)
+    c.fail(o.id, "register loads of rank other than 2 are not implemented");
+  if (!const_int_is(c, mk->operands[4], 1))
+    c.fail(o.id, "the descriptor's innermost stride must be the constant 1");
+  bool param = false;
+  for (const auto& p : c.g.kernel.params) param |= p.value == mk->operands[0];
+  if (!param) c.fail(o.id, "the descriptor base must be a kernel pointer argument");
+  return *mk;
+}
+
+// A load the graph gives no buffer whose result is in a blocked layout (the scheduler chose
+// plain loads for it: launch.load_path "global"): every thread loads its own elements of the box
+// straight from global memory, 16-byte vectors where the layout's runs allow, 0 outside the
+// tensor as TMA would.
+void lower_blocked_register_load(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  const ttgir::Op& mk = plain_load_descriptor(c, o);
+  const int res = o.results.at(0);
+  Val v = blocked_val(c, res, o.id);
+  if (v.lay != Lay::BTile) c.fail(o.id, "a plain descriptor load must give a blocked tile");
+  const int bytes = static_cast<int>(elem_bytes(v.elem));
+  int run = 1;
+  while (v.blay.S1 % (run * 2) == 0 && run * 2 * bytes <= 16) run *= 2;
+  out.decls.push_back(
+      decl(blocked_ctype(v), res, {}, false, c.note(o.id) + ": plain loads, no shared memory"));
+  out.body.push_back(code("bload_box<" + S(run) + ">(" + R(res) + ", static_cast<const " + v.cty +
+                              "*>(" + R(mk.operands[0]) + "), " + R(mk.operands[3]) + ", " +
+                              R(o.operands[1]) + ", " + R(o.operands[2]) + ", " +
+                              R(mk.operands[1]) + ", " + R(mk.operands[2]) + ");",
+                          "global -> registers, out of bounds reads 0 (TMA semantics)" +
+                              std::string(run > 1 ? ", runs of " + S(run) : "")));
+  L.set(res, v);
+}
+
 void lower_register_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   if (const sgraph::Buffer* fill = c.fill_of(o.id)) return lower_fill(L, o, *fill, out);
   const ttgir::Value& res = c.f.value(o.results.at(0));
+  // Fed only to conversions into the accumulator layout: loaded in that layout (below);
+  // otherwise its users read the blocked tile itself.
+  bool to_acc = !res.users.empty();
+  for (int u : res.users) {
+    const ttgir::Op& uo = c.op(u);
+    to_acc &= uo.name == "ttg.convert_layout" &&
+              c.m.encoding_kind(c.type(uo.results.at(0))) == "ttg.nvidia_mma";
+  }
+  if (!to_acc && c.m.encoding_kind(res.type) == "ttg.blocked")
+    return lower_blocked_register_load(L, o, out);
   for (int u : res.users) {
     const ttgir::Op& uo = c.op(u);
     if (uo.name != "ttg.convert_layout" ||
@@ -244,8 +295,8 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
 Spans staging_spans(const Lower& L, const ttgir::Op& o, const Desc& d, const Val& v,
                     const sgraph::Buffer& b, int k) {
   const long long base = L.c.buf_offset.at(b.id);
-  const Spans all = {{base, base + static_cast<long long>(b.bytes) * b.depth}};
-  if (v.lay == Lay::Row) return {{base + k * v.rows * 4LL, base + (k + 1) * v.rows * 4LL}};
+  Spans all = {{base, base + static_cast<long long>(b.bytes) * b.depth}};
+  if (v.lay == Lay::Row) return {{base + 4LL * k * v.rows, base + 4LL * (k + 1) * v.rows}};
   if (v.lay != Lay::Acc || v.staged >= 0 || v.packed || d.block.size() != 2) return all;
   const long long w = inner_box(L.c, d, o.id);
   if (w <= 0 || v.cols % w != 0) return all;

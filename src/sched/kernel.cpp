@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sched2cu/common/diag.h"
 #include "sched2cu/ddg/build.h"
 #include "sched2cu/sched/fills.h"
 #include "sched2cu/sched/grid.h"
+#include "sched2cu/sched/load_path.h"
 #include "sched2cu/sched/validate.h"
 
 namespace sched2cu::sched {
@@ -21,13 +23,6 @@ using ttgir::OpId;
 using ttgir::ValueId;
 
 constexpr int64_t kUnknownTrips = 32;
-
-const Function& kernel_function(const ttgir::Module& m) {
-  for (const auto& f : m.functions)
-    if (f.is_public) return f;
-  if (m.functions.empty()) throw Error(m.file + ": error: no function in the module");
-  return m.functions[0];
-}
 
 std::optional<int64_t> const_int(const Function& f, ValueId v) {
   const Op* d = f.def_op(v);
@@ -68,7 +63,34 @@ bool math_after_mmas(const ddg::Ddg& g) {
   return false;
 }
 
+// Registers per consumer thread that the copies of plain (register) loads running ahead of
+// their readers hold: a load whose last reader is d iterations later has d more results live.
+int pipelined_load_regs(const Function& f, const ddg::BuiltLoop& B, const LoopPlan& P,
+                        int threads) {
+  const int64_t ii = std::max<int64_t>(1, P.sched.ii);
+  int64_t words = 0;
+  for (const auto& n : B.g.nodes) {
+    if (n.op_class != "global_access" || n.op < 0) continue;
+    int64_t copies = 0;
+    for (const auto& e : B.g.edges) {
+      if (e.src != n.id) continue;
+      const int64_t d = P.sched.cycle[static_cast<size_t>(e.dst)] + e.distance * ii -
+                        P.sched.cycle[static_cast<size_t>(n.id)];
+      copies = std::max(copies, d / ii);
+    }
+    for (ValueId r : f.op(n.op).results) words += copies * ((f.value(r).type.byte_size() + 3) / 4);
+  }
+  return static_cast<int>((words + threads - 1) / threads);
+}
+
 }  // namespace
+
+const ttgir::Function& kernel_function(const ttgir::Module& m) {
+  for (const auto& f : m.functions)
+    if (f.is_public) return f;
+  if (m.functions.empty()) throw Error(m.file + ": error: no function in the module");
+  return m.functions[0];
+}
 
 // Runs `step`; an Error it throws without a location gets the loop op's TTGIR location (else
 // the kernel's source) and what was being planned, so that no scheduling error is unlocated.
@@ -91,8 +113,9 @@ auto located(const Function& f, OpId op, const std::string& source, const std::s
   }
 }
 
-KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source,
-                               const ddg::TargetModel& t, const KernelOptions& o) {
+KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& source,
+                                    const ddg::TargetModel& t, const KernelOptions& o,
+                                    const std::set<OpId>& global, bool producer, int copies) {
   KernelSchedule ks;
   const Function& f = kernel_function(m);
   auto& g = ks.graph;
@@ -116,17 +139,17 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   std::vector<int> staging_ids;  // function-scope store staging, whole tile until planned below
   for (const auto& op : f.ops) {
     if (f.enclosing_for(op.id) != ttgir::kNoId) continue;
-    if (op.name == "tt.descriptor_load" && !ddg::is_register_load(m, f, op)) {
+    if (op.name == "tt.descriptor_load" && !ddg::is_register_load(m, f, op, global)) {
       sgraph::Buffer b;
       const auto& ty = f.value(op.results.at(0)).type;
-      OpId producer = op.id;
+      OpId fill = op.id;  // the op whose result is the buffer (the load, or its local_alloc)
       const auto& users = f.value(op.results[0]).users;
-      if (users.size() == 1 && f.op(users[0]).name == "ttg.local_alloc") producer = users[0];
+      if (users.size() == 1 && f.op(users[0]).name == "ttg.local_alloc") fill = users[0];
       b.shape.assign(ty.shape.begin(), ty.shape.end());
       b.elem = ty.element_type().name;
       b.bytes = static_cast<int>(ty.byte_size());
-      b.producer_op = producer;
-      for (ValueId r : f.op(producer).results)
+      b.producer_op = fill;
+      for (ValueId r : f.op(fill).results)
         for (OpId u : f.value(r).users) b.consumer_ops.push_back(u);
       std::sort(b.consumer_ops.begin(), b.consumer_ops.end());
       resident += b.bytes + t.budgets.mbarrier_bytes;
@@ -183,14 +206,15 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   int pingpong_loop = -1;
   ks.tc_turns.assign(loops.size(), 1);
   for (size_t k = loops.size(); k-- > 0;) {
-    built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index);
+    built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index, 1,
+                               global, copies);
     // Ping-pong consumers take turns on the tensor core: each warpgroup's MMAs hold it for their
     // share only, which is what the reservation table and the latencies must see.
     if (pingpong_loop < 0 && consumer_wgs > 1 && math_after_mmas(built[k].g)) {
       pingpong_loop = static_cast<int>(k);
       ks.tc_turns[k] = consumer_wgs;
-      built[k] =
-          ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index, consumer_wgs);
+      built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index,
+                                 consumer_wgs, global, copies);
     }
     int64_t& pool = phase_rings[static_cast<size_t>(phase_of[k])];
     const int64_t avail = budget - resident - pool - (phases > 1 ? staging + 1024 : 0);
@@ -278,6 +302,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   PartitionInput pin;
   pin.num_warps = g.kernel.num_warps;
   pin.overhead_regs = 24;
+  pin.producer = producer;
   if (main_loop >= 0) {
     pin.tile_rows = built[main_loop].facts.tile_rows;
     pin.temp_regs = built[main_loop].facts.peak_regs;
@@ -305,32 +330,46 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   // faster consumer, but one consumer warpgroup works on one tile (or chunk) at a time, so its
   // latency is exposed unless more CTAs on the SM overlap it. Memory-bound: no tensor-core work
   // anywhere, and the main loop is bound by the TMA engine or the kernel loads through
-  // pointers. The most CTAs (2 or 4) whose shared memory and consumer register estimate fit.
-  if (main_loop >= 0 && g.launch.roles.size() == 2) {
+  // pointers. The most CTAs whose shared memory and consumer register estimate fit: 2 or 4 with
+  // a producer warpgroup; without one (no setmaxnreg: the launch bounds set the registers), up
+  // to 16, with the estimate counting every copy of a plain load the pipeline keeps in flight.
+  const int ci = ks.partition.consumer;
+  if (main_loop >= 0) {
     const auto& P = ks.plans[static_cast<size_t>(main_loop)];
-    bool tc = false, global = false;
+    bool tc = false, global_access = false;
     for (const auto& B : built)
       for (const auto& n : B.g.nodes) {
         tc |= n.pipe == ddg::Pipe::TC;
-        global |= n.op_class == "global_access";
+        global_access |= n.op_class == "global_access";
       }
     const bool tma_bound = P.mii.engine_pipe == "TMA" && P.mii.engine >= P.mii.issue;
-    if (!tc && (tma_bound || global)) {
+    if (!tc && (tma_bound || global_access)) {
       const auto& b = t.budgets;
       const int64_t smem_cta =
           resident + (overlay ? std::max(rings_so_far, staging) : rings_so_far + staging) + 1024;
       const int64_t sm_smem = budget + 1024;  // the per-SM pool: the block limit + its reserve
-      auto& prod = g.launch.roles[0];
-      auto& cons = g.launch.roles[1];
+      auto& cons = g.launch.roles[static_cast<size_t>(ci)];
+      const int prod_regs = producer ? g.launch.roles[0].regs : 0;
       const int nc = static_cast<int>(cons.warpgroups.size());
-      const int est = ks.partition.roles.at(1).est_regs;
       const int threads = 128 * g.launch.warpgroups;
+      int est = ks.partition.roles.at(static_cast<size_t>(ci)).est_regs;
+      if (!producer) {
+        // Every loop's live tensors plus the copies of its plain loads that run ahead.
+        for (size_t k = 0; k < built.size(); ++k)
+          est = std::max<int>(
+              est, static_cast<int>((built[k].facts.peak_regs + threads - 1) / threads +
+                                    pipelined_load_regs(f, built[k], ks.plans[k], threads) +
+                                    pin.overhead_regs));
+        ks.partition.roles.at(static_cast<size_t>(ci)).est_regs = est;
+      }
       int chosen = 1;
       int64_t chosen_share = 0;
       std::string why;
-      for (int k : {4, 2}) {
+      const std::vector<int> options =
+          producer ? std::vector<int>{4, 2} : std::vector<int>{16, 8, 4, 2};
+      for (int k : options) {
         const int64_t slots = b.regs_per_sm / k / b.threads_per_warpgroup;
-        int64_t share = std::min<int64_t>((slots - prod.regs) / nc,
+        int64_t share = std::min<int64_t>((slots - prod_regs) / nc,
                                           std::min(b.setmaxnreg_max, b.max_regs_per_thread));
         share = share / b.setmaxnreg_granularity * b.setmaxnreg_granularity;
         const bool fits = k * (smem_cta + 1024) <= sm_smem && share >= est &&
@@ -346,11 +385,11 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
                 std::to_string(k) + " CTAs";
       }
       const std::string bound =
-          tma_bound ? "bound by the TMA engine (memory)" : "memory-bound (loads through pointers)";
+          tma_bound ? "bound by the TMA engine (memory)" : "memory-bound (plain global loads)";
       if (chosen > 1) {
         g.launch.ctas_per_sm = chosen;
         cons.regs = static_cast<int>(chosen_share);
-        ks.partition.roles.at(1).regs = cons.regs;  // what --report prints
+        ks.partition.roles.at(static_cast<size_t>(ci)).regs = cons.regs;  // what --report prints
         ks.notes.push_back(std::to_string(chosen) + " CTAs per SM: the kernel is " + bound +
                            "; more CTAs overlap each consumer's per-tile latency (" +
                            std::to_string(smem_cta) + " B of shared memory per CTA, consumer " +
@@ -390,9 +429,9 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
           "by y alone; the x-fastest launch order already shares them)");
   }
   // Ping-pong consumers (docs/scheduler.md, "Partition").
-  if (main_loop >= 0 && main_loop == pingpong_loop && g.launch.roles.size() > 1 &&
-      g.launch.roles[1].split_parts > 1) {
-    g.launch.roles[1].pingpong = true;
+  if (main_loop >= 0 && main_loop == pingpong_loop &&
+      g.launch.roles[static_cast<size_t>(ci)].split_parts > 1) {
+    g.launch.roles[static_cast<size_t>(ci)].pingpong = true;
     ks.notes.push_back("consumers ping-pong: register math on the MMA results of loop " +
                        std::to_string(main_loop) +
                        " overlaps the other warpgroup's MMAs (named-barrier turns)");
@@ -460,10 +499,10 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
           ch.id = static_cast<int>(L.channels.size());
           ch.ring = ring_of_group[key];
           ch.producer_role = 0;
-          ch.consumer_role = 1;
+          ch.consumer_role = ci;
           ch.mechanism = "tma";
           ch.full_arrivals = 1;
-          ch.empty_arrivals = 4 * ks.partition.roles[1].wgs;
+          ch.empty_arrivals = 4 * ks.partition.roles[static_cast<size_t>(ci)].wgs;
           L.channels.push_back(ch);
         }
       }
@@ -501,7 +540,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
       ch.id = static_cast<int>(g.channels.size());
       ch.buffer = b.id;
       ch.producer_role = 0;
-      ch.consumer_role = 1;
+      ch.consumer_role = ci;
       ch.mechanism = "tma";
       ch.expect_bytes = b.bytes;
       ch.full_arrivals = 1;

@@ -11,11 +11,16 @@ Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budg
   Partition p;
   const int per_wg_warps = b.threads_per_warpgroup / 32;
   int consumers = std::max(1, in.num_warps / per_wg_warps);
-  if ((consumers + 1) * b.threads_per_warpgroup > b.max_threads_per_block)
+  const int prod_wgs = in.producer ? 1 : 0;
+  if ((consumers + prod_wgs) * b.threads_per_warpgroup > b.max_threads_per_block)
     throw Error("num_warps " + std::to_string(in.num_warps) +
-                " leaves no room for a producer warpgroup within the block size limit");
-  RolePlan prod{"producer", "producer", 0, 1, b.producer_regs, 0, -1, 1};
-  RolePlan cons{"consumer", "consumer", 1, consumers, 0, 0, -1, 1};
+                (in.producer
+                     ? " leaves no room for a producer warpgroup within the block size limit"
+                     : " exceeds the block size limit"));
+  RolePlan prod{"producer", "producer", 0, 1, in.producer ? b.producer_regs : 0, 0, -1, 1};
+  RolePlan cons{"consumer", "consumer", prod_wgs, consumers, 0, 0, -1, 1};
+  const int ci = in.producer ? 1 : 0;  // the consumer's role index
+  p.consumer = ci;
   if (consumers > 1 && in.tile_rows > 0) {
     if (in.tile_rows % (int64_t{64} * consumers) == 0) {
       cons.split_dim = 0;
@@ -40,18 +45,27 @@ Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budg
     p.warnings.push_back("consumer register estimate " + std::to_string(cons.est_regs) +
                          " exceeds the allotment " + std::to_string(cons.regs) +
                          " per thread (spills likely)");
-  p.roles = {prod, cons};
-  p.warpgroups = 1 + consumers;
+  if (in.producer)
+    p.roles = {prod, cons};
+  else
+    p.roles = {cons};
+  p.warpgroups = prod_wgs + consumers;
 
   // Node roles: issue streams decide directly; stream-less nodes follow their readers, except a
   // view materializing a producer's result (local_alloc of a TMA load), which stays with it.
   const int n = static_cast<int>(g.nodes.size());
   p.node_role.assign(n, -2);  // -2 = undecided
   for (int i = 0; i < n; ++i) {
-    if (g.nodes[i].stream == "producer")
+    if (g.nodes[i].stream == "producer") {
+      if (!in.producer)
+        throw Error("node " + std::to_string(i) + " (op " + std::to_string(g.nodes[i].op) + " " +
+                    g.nodes[i].name +
+                    ") issues on the producer stream of a kernel planned "
+                    "without a producer warpgroup");
       p.node_role[i] = 0;
-    else if (g.nodes[i].stream == "consumer")
-      p.node_role[i] = 1;
+    } else if (g.nodes[i].stream == "consumer") {
+      p.node_role[i] = ci;
+    }
   }
   auto preds = g.pred_edges(), succs = g.succ_edges();
   for (int i = 0; i < n; ++i) {
@@ -79,7 +93,7 @@ Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budg
         r = (r == -2 || r == rd) ? rd : -1;
       }
       if (pending && r != -1) continue;
-      p.node_role[i] = r == -2 ? 1 : r;  // nothing reads it in the loop: the consumer keeps it
+      p.node_role[i] = r == -2 ? ci : r;  // nothing reads it in the loop: the consumer keeps it
       changed = true;
     }
     if (!changed) break;

@@ -123,6 +123,7 @@ J to_j(const ScheduleGraph& g) {
   for (const auto& e : g.launch.grid) l["grid"].push_back(grid_j(e));
   l["raster_group"] = g.launch.raster_group;
   if (g.launch.ctas_per_sm != 1) l["ctas_per_sm"] = g.launch.ctas_per_sm;
+  if (!g.launch.load_path.empty()) l["load_path"] = g.launch.load_path;
   l["roles"] = J::array();
   for (const auto& r : g.launch.roles)
     l["roles"].push_back({{"id", r.id},
@@ -281,6 +282,7 @@ ScheduleGraph from_j(const Cur& root) {
   for (size_t i = 0; i < gr.size(); ++i) g.launch.grid.push_back(grid_from(gr.at(i)));
   g.launch.raster_group = l.at("raster_group").integer<int>();
   if (l.has("ctas_per_sm")) g.launch.ctas_per_sm = l.at("ctas_per_sm").integer<int>();
+  if (l.has("load_path")) g.launch.load_path = l.at("load_path").string();
   Cur rs = l.at("roles");
   for (size_t i = 0; i < rs.size(); ++i) {
     Cur r = rs.at(i);

@@ -87,6 +87,15 @@ struct Checker {
     if (g.launch.raster_group < 0) bad("/launch/raster_group", "must be >= 0");
     if (g.launch.ctas_per_sm < 1 || g.launch.ctas_per_sm > 32)
       bad("/launch/ctas_per_sm", "must be 1..32");
+    if (!g.launch.load_path.empty() && g.launch.load_path != "tma" &&
+        g.launch.load_path != "global")
+      bad("/launch/load_path", "must be \"tma\" or \"global\"");
+    if (g.launch.load_path == "global")
+      for (const auto& r : g.launch.roles)
+        if (r.kind == "producer")
+          bad("/launch/load_path",
+              "\"global\" (plain loads) with a producer role: the kernel "
+              "would keep a warpgroup with nothing to issue");
     if (g.launch.raster_group > 0 && g.launch.grid.size() == 3 && !g.launch.grid[2].is_int(1))
       bad("/launch/raster_group", "rasterization needs a grid with z = 1");
   }

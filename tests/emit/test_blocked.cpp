@@ -6,10 +6,12 @@
 // `sched2cu check` of row_softmax).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "graph_fixture.h"
 #include "lower.h"
+#include "sched2cu/common/file_util.h"
 #include "sched2cu/emit/emit.h"
 #include "sched2cu/sgraph/json_io.h"
 
@@ -93,6 +95,27 @@ TEST(BlockedEmit, LayerNormTilesThroughTmaAndTwoCtasPerSm) {
             std::string::npos);
   EXPECT_NE(s.find("if (x < 0 || x > 4294967296LL) return cudaErrorInvalidValue;"),
             std::string::npos);
+}
+
+// case6 scheduled with `--loads global` (tests/emit/layernorm_plain.schedule_graph.json): the
+// X tile comes straight from global memory in its blocked layout, in a kernel of one consumer
+// warpgroup (no producer, no setmaxnreg, no load ring, no tensor map for X); Y still leaves
+// through its TMA store staging. Measured on the H200 against the TMA path (docs/scheduler.md,
+// "Load path"); the golden is regenerated with SCHED2CU_UPDATE_GOLDEN=1.
+TEST(BlockedEmit, PlainDescriptorLoadGolden) {
+  const fs::path graph = kRoot / "tests/emit/layernorm_plain.schedule_graph.json";
+  const std::string s = emitted(graph);
+  const fs::path golden = kRoot / "tests/emit/layernorm_plain.generated.cu";
+  if (std::getenv("SCHED2CU_UPDATE_GOLDEN") != nullptr) sched2cu::write_file_atomic(golden, s);
+  EXPECT_EQ(s, sched2cu::read_file(golden)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
+  EXPECT_NE(s.find("bload_box<8>(x_16_"), std::string::npos);
+  EXPECT_NE(s.find("static_cast<const __half*>(X)"), std::string::npos);
+  EXPECT_EQ(s.find("setmaxnreg"), std::string::npos);
+  EXPECT_EQ(s.find("map_x_desc"), std::string::npos);
+  EXPECT_NE(s.find("map_y_desc"), std::string::npos);
+  EXPECT_EQ(s.find("tma_load"), std::string::npos);
+  EXPECT_NE(s.find("__launch_bounds__(kThreads, 4)"), std::string::npos);
+  EXPECT_NE(s.find("constexpr int kThreads = 128;"), std::string::npos);
 }
 
 }  // namespace

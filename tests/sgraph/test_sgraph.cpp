@@ -437,6 +437,16 @@ TEST(SgraphValidate, LaunchSizesAndMiiAreBounded) {
   EXPECT_TRUE(has_problem(g, "/loops/0/res_mii", "never negative"));
 }
 
+TEST(SgraphValidate, LoadPathIsAKnownChoiceConsistentWithTheRoles) {
+  ScheduleGraph g = read_schedule_graph(kFixture);  // case1: a producer and a consumer
+  g.launch.load_path = "tma";
+  EXPECT_FALSE(has_problem(g, "/launch/load_path", ""));
+  g.launch.load_path = "smem";
+  EXPECT_TRUE(has_problem(g, "/launch/load_path", "must be"));
+  g.launch.load_path = "global";
+  EXPECT_TRUE(has_problem(g, "/launch/load_path", "with a producer role"));
+}
+
 TEST(SgraphValidate, EmbeddedIrOutsideTheSupportedSetIsAProblem) {
   const ScheduleGraph base = read_schedule_graph(kFixture);
   {

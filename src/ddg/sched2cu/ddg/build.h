@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "sched2cu/ddg/ddg.h"
@@ -32,10 +33,15 @@ struct BuiltLoop {
 // the consumer warpgroups take turns on the tensor core (ping-pong), so each issues its share of
 // an MMA alone: the MMA holds the tensor core for occupancy / tc_turns cycles and its result is
 // ready that much sooner (the other warpgroups' share fills the rest of the II).
+// `global_loads`: the tt.descriptor_loads the scheduler chose to bring into registers with plain
+// global loads (sched/load_path.h) rather than TMA into a ring; `load_copies`: how many results
+// of a large plain load (tt.load or one of those) may be in flight at once (its register
+// anti-dependence distance; other large register tiles keep one copy).
 BuiltLoop build_loop(const ttgir::Module& m, const ttgir::Function& f, ttgir::OpId for_op,
                      const TargetModel& t, int consumer_wgs,
                      const std::map<ttgir::OpId, int64_t>& inner_latency = {},
-                     const std::map<ttgir::OpId, int>& inner_index = {}, int tc_turns = 1);
+                     const std::map<ttgir::OpId, int>& inner_index = {}, int tc_turns = 1,
+                     const std::set<ttgir::OpId>& global_loads = {}, int load_copies = 1);
 
 // A `ttg.convert_layout` from the `#nvidia_mma` accumulator layout to the register A operand of
 // an MMA with the same parent (`#ttg.dot_op<{opIdx = 0, parent = same, kWidth = 2}>`) of a 16-bit
@@ -50,10 +56,12 @@ bool is_store_view(const ttgir::Function& f, const ttgir::Op& op);
 
 // A `tt.descriptor_load` whose value is consumed in registers: every user is a
 // `ttg.convert_layout` to the `#nvidia_mma` accumulator layout (it never feeds a local_alloc or
-// an MMA operand). It needs no shared memory and no TMA: the scheduler models it as a global
-// load of the consumer role (target class of `tt.load`) and gives it no buffer; the emitter
-// lowers it to direct global loads in the accumulator layout.
-bool is_register_load(const ttgir::Module& m, const ttgir::Function& f, const ttgir::Op& op);
+// an MMA operand), or the scheduler chose plain global loads for it (`global_loads`). It needs
+// no shared memory and no TMA: the scheduler models it as a global load of the consumer role
+// (target class of `tt.load`) and gives it no buffer; the emitter lowers it to direct global
+// loads in the accumulator or blocked layout of its result.
+bool is_register_load(const ttgir::Module& m, const ttgir::Function& f, const ttgir::Op& op,
+                      const std::set<ttgir::OpId>& global_loads = {});
 
 // The op's cost shape (used by build_loop; exposed for tests and the report).
 OpShape op_shape(const ttgir::Function& f, const ttgir::Op& op, int consumer_wgs);

@@ -65,6 +65,9 @@ struct Budgets {
   int max_threads_per_block = 1024;
   int64_t mbarrier_bytes = 8;
   int producer_regs = 24;
+  // Sustained HBM bytes per clock per SM with the whole chip streaming (the load-path model's
+  // ceiling); 0 = unknown (optional in the table).
+  double hbm_bytes_per_clk_sm = 0;
 };
 
 class TargetModel {

@@ -4,10 +4,12 @@
 // renders the human report. Deterministic: the same module and options give the same graph.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include "sched2cu/ddg/target_model.h"
+#include "sched2cu/sched/load_path.h"
 #include "sched2cu/sched/partition.h"
 #include "sched2cu/sched/plan.h"
 #include "sched2cu/sched/schedule.h"
@@ -26,6 +28,9 @@ struct KernelOptions {
   // tiles in L2. 16 rows of 128-row tiles keep a 2 MB band of A hot; on the H200 the hand-written
   // GEMM measured 0.917x -> 0.955x of cuBLAS at 4096^3 going from 8 to 16. 0 = launch as is.
   int raster_group = 16;
+  // --loads: how a memory-bound kernel's tile loads reach registers (load_path.h); Auto = the
+  // faster predicted schedule.
+  LoadMode loads = LoadMode::Auto;
 };
 
 struct KernelSchedule {
@@ -42,8 +47,21 @@ struct KernelSchedule {
   int phases = 0;  // top-level loop nests, whose rings share the pool
 };
 
+// The kernel's schedule; a memory-bound kernel's load path (load_path.h) is chosen here, as
+// o.loads says (kernel_loads.cpp).
 KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source,
                                const ddg::TargetModel& t, const KernelOptions& o);
+
+// One schedule with a fixed load plan (what schedule_kernel chooses between): the
+// tt.descriptor_loads in `global` brought in by plain loads that keep up to `copies` results in
+// flight, and a producer warpgroup only when `producer` (kernel.cpp).
+KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& source,
+                                    const ddg::TargetModel& t, const KernelOptions& o,
+                                    const std::set<ttgir::OpId>& global, bool producer,
+                                    int copies = 1);
+
+// The function a module's kernel is: the public one, else the first.
+const ttgir::Function& kernel_function(const ttgir::Module& m);
 
 // The --report text: per loop II, MII parts, optimality, stages, ring depths, partition.
 std::string render_report(const KernelSchedule& k);

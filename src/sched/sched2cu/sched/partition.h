@@ -1,6 +1,8 @@
 // The Hopper role partition: one producer warpgroup (TMA issue, setmaxnreg.dec) and N consumer
 // warpgroups (wgmma issue plus the register math on its accumulators, setmaxnreg.inc), N from
-// the kernel's num_warps (Triton's num_warps counts the compute warps). Consumers split the tile
+// the kernel's num_warps (Triton's num_warps counts the compute warps). A kernel with no TMA load
+// (pointer loads, or descriptor loads the scheduler brings in with plain loads) has no producer:
+// its one role is the consumers, at role index 0 (no setmaxnreg). Consumers split the tile
 // rows cooperatively when the tile allows 64-row slices. Registers: the per-thread allotment
 // fills the register file (producer fixed by the table, consumers share the rest, rounded down to
 // the setmaxnreg granularity); the estimate per consumer warpgroup is checked against it.
@@ -21,6 +23,7 @@ struct PartitionInput {
   int64_t acc_regs = 0;       // 32-bit registers of loop-carried register tensors, whole CTA
   int64_t temp_regs = 0;      // peak 32-bit registers of temporaries, whole CTA
   int64_t overhead_regs = 0;  // per thread: addresses, indices, barrier phases
+  bool producer = true;       // false: no TMA load anywhere, no producer warpgroup
 };
 
 struct RolePlan {
@@ -35,7 +38,8 @@ struct RolePlan {
 };
 
 struct Partition {
-  std::vector<RolePlan> roles;  // [0] producer, [1] consumer
+  std::vector<RolePlan> roles;  // [0] producer, [1] consumer; or [0] consumer (no producer)
+  int consumer = 1;             // index of the consumer role in `roles`
   int warpgroups = 0;
   std::vector<int> node_role;  // per DDG node: role index, or -1 (replicated view / index math)
   std::vector<std::string> warnings;

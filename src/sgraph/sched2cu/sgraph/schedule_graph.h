@@ -71,6 +71,10 @@ struct Launch {
   // CTAs the kernel is built to keep resident per SM (__launch_bounds__ minimum blocks; a
   // persistent grid of num_sms launches num_sms * ctas_per_sm programs). Written only when > 1.
   int ctas_per_sm = 1;
+  // How the tile loads of a memory-bound kernel reach registers, where the scheduler chose
+  // (docs/scheduler.md, "Load path"): "tma" (a producer warpgroup, rings) or "global" (plain
+  // loads in the consumer warpgroups, no producer). Written only when there was a choice.
+  std::string load_path;
   std::vector<Role> roles;
 };
 

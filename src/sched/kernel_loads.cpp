@@ -1,0 +1,138 @@
+// The kernel driver's load-path choice (docs/scheduler.md, "Load path"): schedules the kernel
+// with its tile loads on TMA and on plain loads (schedule_kernel_with, kernel.cpp) and keeps the
+// schedule load_path.h predicts faster, or the one --loads forces. Must never decide by kernel
+// name; a forced choice a kernel cannot take is an error naming the load that forbids it.
+#include <optional>
+#include <set>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/sched/kernel.h"
+#include "sched2cu/sched/load_path.h"
+
+namespace sched2cu::sched {
+namespace {
+
+using ttgir::Function;
+using ttgir::OpId;
+
+// The kernel's predicted load rate: the slowest loop that reads a candidate load.
+LoadRate kernel_load_rate(const KernelSchedule& ks, const ttgir::Function& f,
+                          const std::set<OpId>& cands, const ddg::TargetModel& t) {
+  LoadRate worst;
+  bool any = false;
+  for (size_t k = 0; k < ks.graph.loops.size(); ++k) {
+    int64_t tile = 0;
+    for (const auto& n : ks.graph.loops[k].nodes)
+      if (cands.count(n.op) != 0)
+        tile = std::max(tile, f.value(f.op(n.op).results.at(0)).type.byte_size());
+    if (tile == 0) continue;
+    const LoadRate r = predict_load_rate(ks.graph, static_cast<int>(k), t, tile);
+    if (!any || r.bytes_per_clk < worst.bytes_per_clk) worst = r;
+    any = true;
+  }
+  return worst;
+}
+
+// The plain-load schedule with the best predicted rate over the copies of each load kept in
+// flight (1..4: more copies cover more latency, but their registers leave room for fewer CTAs
+// per SM); the fewest copies among equal rates.
+std::pair<KernelSchedule, LoadRate> best_global(const ttgir::Module& m, const std::string& source,
+                                                const ddg::TargetModel& t, const KernelOptions& o,
+                                                const std::set<OpId>& cands, const Function& f) {
+  std::optional<KernelSchedule> best;
+  LoadRate best_rate;
+  for (int copies = 1; copies <= 4; ++copies) {
+    KernelSchedule ks = schedule_kernel_with(m, source, t, o, cands, false, copies);
+    const LoadRate r = kernel_load_rate(ks, f, cands, t);
+    if (!best || r.bytes_per_clk > best_rate.bytes_per_clk * 1.001) {
+      best = std::move(ks);
+      best_rate = r;
+    }
+  }
+  return {std::move(*best), best_rate};
+}
+
+}  // namespace
+
+KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source,
+                               const ddg::TargetModel& t, const KernelOptions& o) {
+  const Function& f = kernel_function(m);
+  const LoadCandidates c = load_candidates(m, f);
+  // No producer warpgroup unless some load goes through TMA.
+  const bool tma_needed = c.needs_tma != ttgir::kNoId;
+  auto where = [&](OpId op) {
+    const auto& loc = f.op(op).loc;
+    return "op " + std::to_string(op) + " " + f.op(op).name +
+           (loc.src.known() ? " (" + loc.src.str() + ")" : "");
+  };
+  if (tma_needed && o.loads == LoadMode::Global)
+    throw Error(source + ": error: --loads global: " + where(c.needs_tma) +
+                " needs TMA into shared memory, so the kernel keeps its producer warpgroup");
+  if (c.ops.empty()) {
+    // Pointer loads only: nothing for a producer warpgroup to issue. It is still kept unless
+    // --loads global drops it: measured on the H200, without it the CTAs per SM the register
+    // estimate allows were the slower of 4 and 8 for both test kernels, and slower than with it
+    // (row_softmax 1212 vs 1354 GB/s, row_ops 483 vs 589; docs/scheduler.md, "Load path").
+    KernelSchedule ks =
+        schedule_kernel_with(m, source, t, o, {}, tma_needed || o.loads != LoadMode::Global, 1);
+    if (!tma_needed && o.loads == LoadMode::Global) {
+      ks.graph.launch.load_path = "global";
+      ks.notes.emplace_back("load path: plain global loads, no producer warpgroup (--loads)");
+    }
+    return ks;
+  }
+  if (tma_needed || c.tensor_core) {
+    const std::string why = tma_needed ? where(c.needs_tma) + " needs TMA into shared memory"
+                                       : "the kernel has tensor-core work";
+    if (o.loads == LoadMode::Global)
+      throw Error(source + ": error: --loads global: " + why +
+                  ", so its tile loads keep the producer warpgroup's TMA");
+    KernelSchedule ks = schedule_kernel_with(m, source, t, o, {}, true);
+    ks.graph.launch.load_path = "tma";
+    ks.notes.push_back("load path: TMA into rings for every tile load (" + why + ")");
+    return ks;
+  }
+  if (o.loads == LoadMode::Tma || o.loads == LoadMode::Global) {
+    const bool global = o.loads == LoadMode::Global;
+    KernelSchedule ks = global ? best_global(m, source, t, o, c.ops, f).first
+                               : schedule_kernel_with(m, source, t, o, {}, true);
+    ks.graph.launch.load_path = global ? "global" : "tma";
+    const LoadRate r = kernel_load_rate(ks, f, c.ops, t);
+    ks.notes.push_back(std::string("load path: ") +
+                       (global ? "plain global loads in the consumer warpgroups"
+                               : "TMA into rings from a producer warpgroup") +
+                       " (--loads); predicted " + r.detail);
+    return ks;
+  }
+  // Both ways; the faster predicted load rate wins. Within 2% the plain loads win: they skip the
+  // shared-memory round trip (TMA write, consumer read-back) and the producer warpgroup's threads.
+  KernelSchedule tma = schedule_kernel_with(m, source, t, o, {}, true);
+  const LoadRate rt = kernel_load_rate(tma, f, c.ops, t);
+  std::optional<KernelSchedule> glob;
+  std::string glob_error;
+  try {
+    glob = best_global(m, source, t, o, c.ops, f).first;
+  } catch (const Error& e) {
+    glob_error = e.what();
+  }
+  if (!glob) {
+    tma.graph.launch.load_path = "tma";
+    tma.notes.push_back(
+        "load path: TMA into rings (plain global loads do not schedule: " + glob_error + ")");
+    return tma;
+  }
+  const LoadRate rg = kernel_load_rate(*glob, f, c.ops, t);
+  const bool pick_global = rg.bytes_per_clk >= 0.98 * rt.bytes_per_clk;
+  KernelSchedule& ks = pick_global ? *glob : tma;
+  ks.graph.launch.load_path = pick_global ? "global" : "tma";
+  ks.notes.push_back(
+      std::string("load path: ") +
+      (pick_global ? "plain global loads in the consumer warpgroups, no producer "
+                     "warpgroup"
+                   : "TMA into rings from a producer warpgroup") +
+      ": predicted plain loads " + rg.detail + "; TMA " + rt.detail +
+      (pick_global ? " (plain loads win within 2%: no shared-memory round trip)" : ""));
+  return ks;
+}
+
+}  // namespace sched2cu::sched

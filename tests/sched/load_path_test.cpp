@@ -1,0 +1,185 @@
+// The load-path choice (sched/load_path.h) on real kernels: which descriptor loads may skip
+// shared memory, the schedule each path gives (a producer and rings, or plain loads in a
+// consumer-only kernel), the predicted rates the choice compares, and the refusals.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/common/file_util.h"
+#include "sched2cu/ddg/build.h"
+#include "sched2cu/sched/kernel.h"
+#include "sched2cu/sched/load_path.h"
+#include "sched2cu/sgraph/validate.h"
+#include "sched2cu/ttgir/parser.h"
+
+using namespace sched2cu;
+namespace fs = std::filesystem;
+
+namespace {
+
+ddg::TargetModel target() { return ddg::TargetModel::load(ddg::TargetModel::default_path()); }
+
+ttgir::Module example(const std::string& rel) {
+  return ttgir::parse_file((fs::path(SCHED2CU_SOURCE_DIR) / rel).string());
+}
+
+sched::KernelSchedule schedule(const ttgir::Module& m, sched::LoadMode mode) {
+  sched::KernelOptions o;
+  o.loads = mode;
+  return sched::schedule_kernel(m, "x", target(), o);
+}
+
+int descriptor_load(const ttgir::Function& f) {
+  for (const auto& op : f.ops)
+    if (op.name == "tt.descriptor_load") return op.id;
+  return -1;
+}
+
+bool has_note(const sched::KernelSchedule& ks, const std::string& what) {
+  for (const auto& n : ks.notes)
+    if (n.find(what) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(LoadPath, CandidatesAreRegisterOnlyTileLoadsInLoops) {
+  const auto ln = example("examples/case6_layernorm/pre_modulo.ttgir");
+  const auto c = sched::load_candidates(ln, ln.functions.at(0));
+  EXPECT_EQ(c.ops, (std::set<int>{descriptor_load(ln.functions.at(0))}));
+  EXPECT_EQ(c.needs_tma, ttgir::kNoId);
+  EXPECT_FALSE(c.tensor_core);
+  // A GEMM's tiles feed MMAs through shared memory: no candidate, TMA needed.
+  const auto gemm = example("examples/case1_simple_gemm/pre_modulo.ttgir");
+  const auto g = sched::load_candidates(gemm, gemm.functions.at(0));
+  EXPECT_TRUE(g.ops.empty());
+  EXPECT_NE(g.needs_tma, ttgir::kNoId);
+  EXPECT_TRUE(g.tensor_core);
+}
+
+TEST(LoadPath, PlainLoadsGiveAConsumerOnlyKernelWithoutLoadRings) {
+  const auto m = example("examples/case6_layernorm/pre_modulo.ttgir");
+  const auto& f = m.functions.at(0);
+  const int load = descriptor_load(f);
+  const auto ks = schedule(m, sched::LoadMode::Global);
+  const auto& g = ks.graph;
+  EXPECT_EQ(g.launch.load_path, "global");
+  ASSERT_EQ(g.launch.roles.size(), 1u);
+  EXPECT_EQ(g.launch.roles[0].kind, "consumer");
+  EXPECT_EQ(g.launch.roles[0].warpgroups, std::vector<int>{0});
+  EXPECT_EQ(g.launch.warpgroups, 1);
+  for (const auto& b : g.buffers) EXPECT_NE(b.producer_op, load);  // only the y staging
+  for (const auto& L : g.loops) {
+    EXPECT_TRUE(L.channels.empty());
+    for (const auto& n : L.nodes) {
+      EXPECT_TRUE(n.role == 0 || n.role == -1);
+      if (n.op == load) {
+        EXPECT_EQ(n.pipeline, "CUDA");
+      }
+    }
+  }
+  EXPECT_TRUE(ddg::is_register_load(m, f, f.op(load), {load}));
+  EXPECT_FALSE(ddg::is_register_load(m, f, f.op(load)));
+  EXPECT_NO_THROW(sgraph::validate(g, "x"));
+  EXPECT_TRUE(has_note(ks, "plain global loads in the consumer warpgroups (--loads)"));
+}
+
+TEST(LoadPath, TmaKeepsTheProducerAndItsRing) {
+  const auto m = example("examples/case6_layernorm/pre_modulo.ttgir");
+  const auto ks = schedule(m, sched::LoadMode::Tma);
+  EXPECT_EQ(ks.graph.launch.load_path, "tma");
+  ASSERT_EQ(ks.graph.launch.roles.size(), 2u);
+  EXPECT_EQ(ks.graph.launch.roles[0].kind, "producer");
+  ASSERT_EQ(ks.graph.loops.size(), 1u);
+  EXPECT_EQ(ks.graph.loops[0].channels.size(), 1u);
+  EXPECT_EQ(ks.graph.loops[0].channels[0].consumer_role, 1);
+}
+
+// The automatic choice compares the two schedules' predicted rates and says so; whichever it
+// takes, its graph is one of the two forced ones.
+TEST(LoadPath, AutoReportsBothRatesAndTakesTheFasterSchedule) {
+  const auto m = example("examples/case6_layernorm/pre_modulo.ttgir");
+  const auto a = schedule(m, sched::LoadMode::Auto);
+  ASSERT_FALSE(a.graph.launch.load_path.empty());
+  EXPECT_TRUE(has_note(a, "predicted plain loads"));
+  EXPECT_TRUE(has_note(a, "; TMA "));
+  const auto forced = schedule(
+      m, a.graph.launch.load_path == "tma" ? sched::LoadMode::Tma : sched::LoadMode::Global);
+  EXPECT_EQ(forced.graph.launch.roles.size(), a.graph.launch.roles.size());
+  EXPECT_EQ(forced.graph.launch.ctas_per_sm, a.graph.launch.ctas_per_sm);
+  EXPECT_EQ(forced.graph.buffers.size(), a.graph.buffers.size());
+}
+
+TEST(LoadPath, PredictedRateIsBoundedByHbmAndBytesInFlight) {
+  const auto m = example("examples/case6_layernorm/pre_modulo.ttgir");
+  const auto t = target();
+  const auto tma = schedule(m, sched::LoadMode::Tma);
+  const sched::LoadRate r = sched::predict_load_rate(tma.graph, 0, t, 8192);
+  EXPECT_LE(r.bytes_per_clk, t.budgets.hbm_bytes_per_clk_sm + 1e-9);
+  EXPECT_GT(r.bytes_per_clk, 0);
+  // Half the HBM rate as the ceiling: the bound moves to it.
+  auto half = t;
+  half.budgets.hbm_bytes_per_clk_sm = t.budgets.hbm_bytes_per_clk_sm / 2;
+  const sched::LoadRate h = sched::predict_load_rate(tma.graph, 0, half, 8192);
+  EXPECT_EQ(h.bound, "HBM");
+  EXPECT_DOUBLE_EQ(h.bytes_per_clk, half.budgets.hbm_bytes_per_clk_sm);
+  // One CTA and one slot: Little's law over the loaded latency is the bound.
+  auto g = tma.graph;
+  g.launch.ctas_per_sm = 1;
+  for (auto& b : g.buffers)
+    if (b.loop == 0) b.depth = 1;
+  const sched::LoadRate one = sched::predict_load_rate(g, 0, t, 8192);
+  EXPECT_EQ(one.bound, "bytes in flight");
+  EXPECT_LT(one.bytes_per_clk, r.bytes_per_clk);
+}
+
+// A pointer-load kernel has nothing for a producer warpgroup to do; it keeps one unless
+// --loads global drops it (the measured choice, docs/scheduler.md).
+TEST(LoadPath, PointerLoadKernelsDropTheIdleProducerOnlyWhenAsked) {
+  const auto m = example("tests/harness/gpu_cases/row_softmax/pre_modulo.ttgir");
+  const auto a = schedule(m, sched::LoadMode::Auto);
+  ASSERT_EQ(a.graph.launch.roles.size(), 2u);
+  EXPECT_TRUE(a.graph.launch.load_path.empty());  // no descriptor load: nothing chosen
+  const auto g = schedule(m, sched::LoadMode::Global);
+  ASSERT_EQ(g.graph.launch.roles.size(), 1u);
+  EXPECT_EQ(g.graph.launch.roles[0].kind, "consumer");
+  EXPECT_EQ(g.graph.launch.warpgroups, 1);
+  EXPECT_EQ(g.graph.launch.load_path, "global");
+  for (const auto& L : g.graph.loops)
+    for (const auto& n : L.nodes) EXPECT_TRUE(n.role == 0 || n.role == -1);
+  EXPECT_NO_THROW(sgraph::validate(g.graph, "x"));
+}
+
+TEST(LoadPath, RefusalsNameTheReason) {
+  EXPECT_THROW(sched::parse_load_mode("smem"), Error);
+  const auto gemm = example("examples/case1_simple_gemm/pre_modulo.ttgir");
+  try {
+    (void)schedule(gemm, sched::LoadMode::Global);
+    FAIL() << "a GEMM cannot drop its TMA loads";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--loads global"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("needs TMA into shared memory"), std::string::npos)
+        << e.what();
+  }
+}
+
+// The emitter's golden of the plain-load path (tests/emit/layernorm_plain.*) is this schedule,
+// byte for byte, as `sched2cu schedule examples/case6_layernorm/pre_modulo.ttgir --loads global`
+// writes it from the repository root.
+TEST(LoadPath, PlainLoadFixtureReproduces) {
+  const fs::path old = fs::current_path();
+  fs::current_path(SCHED2CU_SOURCE_DIR);
+  const fs::path tmp =
+      fs::temp_directory_path() / ("sched2cu_loads_" + std::to_string(::getpid()) + ".json");
+  sched::KernelOptions o;
+  o.loads = sched::LoadMode::Global;
+  sched::schedule_file("examples/case6_layernorm/pre_modulo.ttgir", tmp.string(), o);
+  EXPECT_EQ(read_file(tmp), read_file("tests/emit/layernorm_plain.schedule_graph.json"))
+      << "regenerate with: sched2cu schedule examples/case6_layernorm/pre_modulo.ttgir "
+         "--loads global -o tests/emit/layernorm_plain.schedule_graph.json";
+  fs::remove(tmp);
+  fs::current_path(old);
+}

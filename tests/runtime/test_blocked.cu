@@ -5,11 +5,15 @@
 //   breduce_rows (across W0 = 4 warps), breduce_all on a rank-1 tensor;
 // - bload / bstore with masks and `other` over a partial last chunk, on aligned rows (16-byte
 //   runs) and on rows one element off alignment (the element-by-element path);
+// - bload_box (a descriptor box by plain loads): boxes inside, across the last row and column,
+//   and at a negative row, on 16-byte-aligned rows (vector runs) and on an odd row stride;
 // - bstore_smem / bload_smem round trips in TMA box form (128-byte swizzle, 64-wide boxes, and
 //   unswizzled 512-wide rows), and bconvert between two distributions of one vector.
 // Coordinates are checked against the layout formulas of the header comment through what the
 // kernel writes, never through the header's own row()/col() alone.
 #include <cuda_fp16.h>
+
+#include <string>
 
 #include "gpu_test_util.h"
 #include "sched2cu/runtime.cuh"
@@ -127,6 +131,18 @@ __global__ void mask_kernel(const __half* x, __half* y, int n) {
   bstore<8>(py, btile(f), btile(m));
 }
 
+// Box (row0, col0) of a [rows][cols] tensor with row stride ld, as bload_box reads it: each slot
+// written to out[row * 512 + col] of its tile coordinates, so that the CPU checks the layout
+// formulas and the zero fill.
+__global__ void box_kernel(const __half* x, long long ld, int row0, int col0, int rows, int cols,
+                           float* out) {
+  BTile<__half, LRows> t;
+  bload_box<8>(t, x, ld, row0, col0, rows, cols);
+  for (int r = 0; r < LRows::kRows; ++r)
+    for (int c = 0; c < LRows::kCols; ++c)
+      out[LRows::row(r) * kC + LRows::col(c)] = __half2float(t.v[r * LRows::kCols + c]);
+}
+
 }  // namespace
 
 int main() {
@@ -209,6 +225,43 @@ int main() {
       RT_CHECK(cudaFree(hx));
       RT_CHECK(cudaFree(hy));
     }
+  // Plain loads of a descriptor box: 0 outside the tensor, as TMA gives.
+  struct Box {
+    long long ld;
+    int row0, col0, rows, cols;
+    const char* what;
+  };
+  for (const Box& b : {Box{512, 8, 0, 64, 512, "inside, aligned rows"},
+                       Box{512, 60, 0, 64, 512, "across the last row"},
+                       Box{520, 0, 8, 16, 500, "across the last column, aligned rows"},
+                       Box{501, 0, 0, 16, 501, "odd row stride (element loads)"},
+                       Box{512, -3, 0, 16, 512, "negative first row"}}) {
+    const size_t n = static_cast<size_t>(b.rows) * static_cast<size_t>(b.ld);
+    std::vector<__half> xv(n);
+    for (auto& e : xv) e = __float2half(rt_test::urand(seed));
+    __half* hx;
+    float* hout;
+    RT_CHECK(cudaMalloc(&hx, n * 2));
+    RT_CHECK(cudaMalloc(&hout, kR * kC * 4));
+    RT_CHECK(cudaMemcpy(hx, xv.data(), n * 2, cudaMemcpyHostToDevice));
+    RT_CHECK(cudaMemset(hout, 0xff, kR * kC * 4));  // NaN: a slot never written shows
+    rt_test::launch_sync(
+        [&] { box_kernel<<<1, 128>>>(hx, b.ld, b.row0, b.col0, b.rows, b.cols, hout); }, "box");
+    std::vector<float> got(kR * kC);
+    RT_CHECK(cudaMemcpy(got.data(), hout, kR * kC * 4, cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (int r = 0; r < kR; ++r)
+      for (int c = 0; c < kC; ++c) {
+        const int row = b.row0 + r, col = b.col0 + c;
+        const bool in = row >= 0 && row < b.rows && col < b.cols;
+        const float want =
+            in ? __half2float(xv[static_cast<size_t>(row) * static_cast<size_t>(b.ld) + col]) : 0.f;
+        ok &= got[r * kC + c] == want;
+      }
+    res.check(ok, (std::string("bload_box: ") + b.what).c_str());
+    RT_CHECK(cudaFree(hx));
+    RT_CHECK(cudaFree(hout));
+  }
   RT_CHECK(cudaFree(dx));
   RT_CHECK(cudaFree(dx1));
   RT_CHECK(cudaFree(dout));

@@ -108,12 +108,17 @@ std::string kernel_section(const sgraph::ScheduleGraph& g) {
                       " threads) · grid (" + grid + ")";
   if (L.raster_group > 0) facts += " · raster groups of " + n(L.raster_group);
   if (L.ctas_per_sm > 1) facts += " · " + n(L.ctas_per_sm) + " CTAs per SM";
+  if (!L.load_path.empty())
+    facts += std::string(" · tile loads: ") +
+             (L.load_path == "global" ? "plain loads, no producer" : "TMA rings");
   s += element("p", facts, {{"class", "muted"}}) + "\n";
   s += "<table>\n" +
-       header({"role", "name", "kind", "warpgroups", "setmaxnreg", "split", "ping-pong"});
+       header({"role", "name", "kind", "warpgroups", "registers", "split", "ping-pong"});
+  // One role runs no setmaxnreg: its registers are the launch bounds'.
+  const std::string how = L.roles.size() > 1 ? " (setmaxnreg)" : " (launch bounds)";
   for (const auto& r : L.roles)
     s += row({cell(n(r.id), true), cell(r.name), cell(r.kind), cell(ids(r.warpgroups)),
-              cell(n(r.regs) + " of " + n(g.target.max_regs_per_thread), true),
+              cell(n(r.regs) + " of " + n(g.target.max_regs_per_thread) + how, true),
               cell(r.split_parts > 1 ? "dim " + n(r.split_dim) + " into " + n(r.split_parts) : "-"),
               cell(r.pingpong ? "yes" : "no")});
   s += "</table>\n";

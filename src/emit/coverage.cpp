@@ -62,7 +62,7 @@ std::string supported_ops_markdown() {
   };
   std::vector<Group> groups = {{"Elementwise float math (tiles, vectors, scalars)", {}},
                                {"Integer and index math, comparisons, selects, casts", {}},
-                               {"Memory: descriptors, TMA, pointer loads and stores", {}},
+                               {"Memory: descriptors, TMA, pointer loads, stores and atomics", {}},
                                {"Layouts and views", {}},
                                {"Tensor core", {}},
                                {"Control", {}}};
@@ -71,7 +71,8 @@ std::string supported_ops_markdown() {
                                      "tt.descriptor_store",
                                      "ttg.local_alloc",
                                      "tt.load",
-                                     "tt.store"};
+                                     "tt.store",
+                                     "tt.atomic_rmw"};
   const std::set<std::string> views = {
       "tt.splat",      "tt.expand_dims", "tt.broadcast", "ttg.convert_layout", "ttg.memdesc_trans",
       "tt.make_range", "arith.constant", "arith.truncf", "arith.extf",         "tt.reduce"};

@@ -174,6 +174,15 @@ struct DeviceBuffers {
     for (void* p : ptrs) cudaFree(p);
   }
   const sp::Tensor* data() const { return tensors.empty() ? nullptr : tensors.data(); }
+  // Every buffer set to zero on the legacy default stream (the kernels' and the timing's).
+  int zero() const {
+    for (const auto& t : tensors) {
+      const cudaError_t e =
+          cudaMemsetAsync(t.ptr, 0, size_t(t.numel) * sp::dtype_size(t.dtype), nullptr);
+      if (e != cudaSuccess) return static_cast<int>(e);
+    }
+    return 0;
+  }
 };
 
 // The roofline copy's two device buffers (BenchSpec::roofline_copy_bytes), freed on every path.
@@ -353,7 +362,12 @@ json run_measurement(const MeasureRequest& req) {
         auto args = std::make_shared<sp::ArgList>();
         spec_call(spec->kernel_args(s, in.data(), o.data(), *args), std::string(who) + " args");
         if (args->n >= sp::kMaxArgs) throw Error("too many kernel arguments");
-        return [&k, args] { return k.launch(args->a, args->n, nullptr); };
+        if (spec->zero_outputs())
+          return std::function<int()>([&k, &o, args] {
+            const int rc = o.zero();
+            return rc != 0 ? rc : k.launch(args->a, args->n, nullptr);
+          });
+        return std::function<int()>([&k, args] { return k.launch(args->a, args->n, nullptr); });
       };
       auto run_once = [&](const std::function<int()>& fn, const std::string& who) {
         int rc = fn();
@@ -401,7 +415,10 @@ json run_measurement(const MeasureRequest& req) {
             triton_per_sm = plan.ctas_per_sm;
           }
           tlaunch = std::make_unique<TritonLaunch>(*triton, plan, args.a, args.n, dev.sm_count);
-          triton_fn = [t = tlaunch.get(), label] {
+          const bool zero = spec->zero_outputs();
+          triton_fn = [t = tlaunch.get(), o = tout.get(), zero, label] {
+            if (zero)
+              b::check_cuda(static_cast<cudaError_t>(o->zero()), "zeroing Triton's outputs");
             const int rc = t->launch();
             if (rc != 0)
               throw Error("Triton launch at " + label + " returned " +

@@ -151,6 +151,13 @@ TEST(LoadPath, PointerLoadKernelsDropTheIdleProducerOnlyWhenAsked) {
   for (const auto& L : g.graph.loops)
     for (const auto& n : L.nodes) EXPECT_TRUE(n.role == 0 || n.role == -1);
   EXPECT_NO_THROW(sgraph::validate(g.graph, "x"));
+  // Without setmaxnreg the launch bounds give the registers: 65536 / (CTAs x threads), and the
+  // estimate that chose the CTAs counts the copies of the loads the 10-stage loops keep in
+  // flight (the producer kernel's estimate does not).
+  const int k = g.graph.launch.ctas_per_sm;
+  EXPECT_EQ(g.graph.launch.roles[0].regs, 65536 / (k * 128) / 8 * 8);
+  EXPECT_GE(g.graph.launch.roles[0].regs, g.partition.roles.at(0).est_regs);
+  EXPECT_GT(g.partition.roles.at(0).est_regs, a.partition.roles.at(1).est_regs);
 }
 
 TEST(LoadPath, RefusalsNameTheReason) {

@@ -305,6 +305,51 @@ TEST(Partition, CooperativeConsumersAndRegisterAllotment) {
   EXPECT_FALSE(q.warnings.empty());  // 256 + 24 registers do not fit one warpgroup
 }
 
+// Without a producer warpgroup (plain loads only) the consumers are the one role, index 0 on
+// warpgroups 0..N-1, and a node that would issue on the producer stream is an error, not a role
+// nobody runs.
+TEST(Partition, WithoutAProducerTheConsumersAreRoleZero) {
+  Budgets b;
+  b.regs_per_sm = 65536;
+  b.max_regs_per_thread = 255;
+  Ddg g;
+  auto mk = [](const char* name, Pipe pipe, const char* stream) {
+    Node n;
+    n.name = name;
+    n.pipe = pipe;
+    n.stream = stream;
+    return n;
+  };
+  const int ld = g.add_node(mk("load", Pipe::CUDA, "consumer"));
+  const int ix = g.add_node(mk("index", Pipe::NONE, "none"));
+  const int st = g.add_node(mk("math", Pipe::CUDA, "consumer"));
+  g.add_edge(ix, ld, 1, 0);
+  g.add_edge(ld, st, 600, 0);
+  PartitionInput in;
+  in.num_warps = 8;
+  in.producer = false;
+  auto p = partition(g, in, b);
+  ASSERT_EQ(p.roles.size(), 1u);
+  EXPECT_EQ(p.consumer, 0);
+  EXPECT_EQ(p.warpgroups, 2);
+  EXPECT_EQ(p.roles[0].kind, "consumer");
+  EXPECT_EQ(p.roles[0].first_wg, 0);
+  EXPECT_EQ(p.roles[0].wgs, 2);
+  EXPECT_EQ(p.roles[0].regs, 248);  // 512 / 2 = 256, capped at 255, rounded down to 8
+  EXPECT_EQ(p.node_role, (std::vector<int>{0, 0, 0}));
+  in.producer = true;
+  EXPECT_EQ(partition(g, in, b).node_role, (std::vector<int>{1, 1, 1}));
+  Ddg t = g;
+  t.nodes[0].stream = "producer";
+  in.producer = false;
+  try {
+    (void)partition(t, in, b);
+    FAIL() << "a producer-stream node was given a role in a kernel without a producer";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("without a producer warpgroup"), std::string::npos);
+  }
+}
+
 TEST(Sink, MathFeedingOnlyAnMmaMovesToItAndOtherMathStays) {
   // x (register math) feeds only the MMA, which waits ~600 cycles for its TMA operand: x moves
   // from cycle 0 to the latest cycle that still meets the MMA. y feeds register math z, not an

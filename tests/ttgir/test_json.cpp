@@ -144,17 +144,21 @@ TEST(TtgirJsonErrors, ModulesTheParserCannotBuildAreRejected) {
                     std::swap(top[0], top[1]);
                   }),
                   "comes in program order"));
-  // Found by the graph fuzzer: segments whose int sum overflows (INT_MAX + 1).
+  // Found by the graph fuzzer: segments whose int sum overflows. INT_MAX + INT_MAX + (n + 2)
+  // wraps to n, the operand count, in 32 bits: a wrapping sum took the segments for valid.
   const OpId seg_op = [&] {
     for (const Op& o : f.ops)
-      if (o.operand_segments.size() >= 2) return o.id;
+      if (o.operand_segments.size() >= 3) return o.id;
     return OpId{-1};
   }();
   ASSERT_GE(seg_op, 0);
+  const auto n = static_cast<int>(f.ops[seg_op].operands.size());
   EXPECT_TRUE(has(edited([&](auto& j) {
                     auto& segs = j["ops"][seg_op]["segments"];
                     segs[0] = 2147483647;
-                    segs[1] = 1;
+                    segs[1] = 2147483647;
+                    segs[2] = n + 2;
+                    for (size_t k = 3; k < segs.size(); ++k) segs[k] = 0;
                   }),
                   "operand segments that do not add up"));
   EXPECT_TRUE(has(edited([&](auto& j) { j["ops"][5]["results"] = nlohmann::json::array(); }),

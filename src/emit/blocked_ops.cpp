@@ -6,7 +6,6 @@
 // masks allow at run time (TMA-loaded tiles and tile stores through staging: blocked_smem.cpp).
 // An op this file cannot lower fails with its location.
 #include <algorithm>
-#include <map>
 
 #include "lower.h"
 #include "sched2cu/common/diag.h"
@@ -80,34 +79,6 @@ bool cols_match(const BLayout& a, const BLayout& b) {
 Text range_start(const Lower& L, const Val& v, long long start) {
   if (v.blay.mma_row && L.split()) return S(start) + " + slice * " + S(v.blay.R);
   return S(start);
-}
-
-// The adapter through which a blocked result of layout `res` reads operand `value`.
-Text adapter(const Lower& L, int value, const Val& res, int op) {
-  const Val& v = L.val(value, op);
-  if (v.lay == Lay::Splat) return "bsplat(" + splat_text(v) + ")";
-  const BLayout &a = v.blay, &r = res.blay;
-  bool ok = false;
-  Text t;
-  switch (res.lay) {
-    case Lay::BTile:
-      if (v.lay == Lay::BTile) ok = rows_match(a, r) && cols_match(a, r), t = "btile(";
-      if (v.lay == Lay::BRowB) ok = rows_match(a, r), t = "brow(";
-      if (v.lay == Lay::BColB) ok = cols_match(a, r), t = "bcol(";
-      break;
-    case Lay::BRow:
-      if (v.lay == Lay::BRow) ok = rows_match(a, r), t = "brow(";
-      break;
-    case Lay::BCol:
-      if (v.lay == Lay::BCol) ok = cols_match(a, r), t = "bcol(";
-      break;
-    default:
-      break;
-  }
-  if (!ok)
-    L.c.fail(op, "operand %" + L.c.f.value(value).name +
-                     ": its layout does not match the result's (a layout conversion is missing)");
-  return t + R(v.storage) + ")";
 }
 
 void b_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
@@ -252,8 +223,6 @@ void b_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
   }
   L.set(o.results.at(0), v);
 }
-
-int run_of(const Val& p, const Val& data);  // below
 
 // A value the emitter can recompute in any layout: pointer and index math from kernel arguments
 // and constants, a load through such pointers, conversions and casts of these. Function scope
@@ -436,15 +405,6 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
   L.set(res, v);
 }
 
-// The longest run of column slots a pointer tile moves as one vector: a power of two dividing S1,
-// at most 16 bytes, within the proven contiguity.
-int run_of(const Val& p, const Val& data) {
-  const int bytes = cty_bytes(data.cty);
-  int run = 1;
-  while (run * 2 <= p.contig && data.blay.S1 % (run * 2) == 0 && run * 2 * bytes <= 16) run *= 2;
-  return run;
-}
-
 void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   const int res = o.results.at(0);
@@ -509,75 +469,44 @@ void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
       code("bstore<" + S(run) + ">(" + R(p.storage) + ", " + x + ", " + mask + ");", c.note(o.id)));
 }
 
-// Triton's atomic kind as the runtime's AtomOp (blocked_atomic.cuh), or nullptr: not lowered
-// for this element type.
-const char* atomic_op(const std::string& kind, bool is_float) {
-  static const std::map<std::string, const char*> ints = {
-      {"add", "add"},  {"max", "max"}, {"min", "min"},  {"umax", "umax"}, {"umin", "umin"},
-      {"and", "band"}, {"or", "bor"},  {"xor", "bxor"}, {"exch", "exch"}, {"xchg", "exch"}};
-  if (is_float)
-    return kind == "fadd" ? "fadd" : (kind == "exch" || kind == "xchg") ? "exch" : nullptr;
-  auto it = ints.find(kind);
-  return it == ints.end() ? nullptr : it->second;
-}
-
-// tt.atomic_rmw of a tile: one PTX atomic per element (replicas skip it, blocked_atomic.cuh),
-// under the op's memory order and scope. A scalar atomic would run in every thread of the role
-// (Triton runs it once per program): refused.
-void b_atomic(Lower& L, const ttgir::Op& o, Lowered& out) {
-  Ctx& c = L.c;
-  const Val& p = L.val(o.operands.at(0), o.id);
-  if (p.lay == Lay::Scalar)
-    c.fail(o.id,
-           "a scalar tt.atomic_rmw is not implemented (it must run once per program, not "
-           "once per thread)");
-  if (p.lay != Lay::BTile || p.blay.mma_row || p.blay.mma_col)
-    c.fail(o.id, "tt.atomic_rmw needs a blocked tile of pointers");
-  auto word = [&](const char* pos) -> std::string {
-    const ttgir::Attribute* a = o.attr(pos);
-    return a != nullptr ? a->text : "";
-  };
-  const std::string kind = word("_pos0"), sem = word("_pos1"), scope = word("_pos2");
-  Val data = p;
-  data.cty = p.cty.substr(0, p.cty.size() - 1);
-  const bool is_float = data.cty == "float";
-  if (!is_float && data.cty != "int" && data.cty != "unsigned")
-    c.fail(o.id, "tt.atomic_rmw of " + data.cty + " elements is not implemented (f32, i32)");
-  const char* op = atomic_op(kind, is_float);
-  if (op == nullptr)
-    c.fail(o.id, "tt.atomic_rmw '" + kind + "' on " + data.cty + " is not implemented");
-  const bool sem_ok = sem == "relaxed" || sem == "acquire" || sem == "release" || sem == "acq_rel";
-  const bool scope_ok = scope == "cta" || scope == "gpu" || scope == "sys";
-  if (!sem_ok || !scope_ok)
-    c.fail(o.id, "tt.atomic_rmw with memory order '" + sem + "' and scope '" + scope +
-                     "' is not implemented");
-  const Text x = adapter(L, o.operands.at(1), p, o.id);
-  const Text mask =
-      o.operands.size() > 2 ? adapter(L, o.operands[2], p, o.id) : Text("bsplat(true)");
-  const int res = o.results.at(0);
-  const bool used = !c.f.value(res).users.empty();
-  Text old = "nullptr";
-  if (used) {
-    if (p.blay.ct0() > p.blay.R || p.blay.ct1() > p.blay.C)
-      c.fail(o.id,
-             "the old values of a tt.atomic_rmw over a layout that replicates the tensor "
-             "are not implemented");
-    Val v = p;
-    v.cty = data.cty;
-    v.storage = res;
-    out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id) + ": old values"));
-    old = "&" + R(res);
-    L.set(res, v);
-  }
-  // Runs of 4 consecutive f32 slots take one vector atomic each (sm_90's atom.add.v4.f32).
-  const int vec = std::string(op) == "fadd" && run_of(p, data) >= 4 ? 4 : 1;
-  out.body.push_back(code("batomic<" + S(vec) + ", AtomOp::" + std::string(op) +
-                              ", AtomSem::" + sem + ", AtomScope::" + scope + ">(" + old + ", " +
-                              R(p.storage) + ", " + x + ", " + mask + ");",
-                          c.note(o.id) + ": " + kind + ", " + sem + ", " + scope));
-}
-
 }  // namespace
+
+// The adapter through which a blocked result of layout `res` reads operand `value`.
+Text adapter(const Lower& L, int value, const Val& res, int op) {
+  const Val& v = L.val(value, op);
+  if (v.lay == Lay::Splat) return "bsplat(" + splat_text(v) + ")";
+  const BLayout &a = v.blay, &r = res.blay;
+  bool ok = false;
+  Text t;
+  switch (res.lay) {
+    case Lay::BTile:
+      if (v.lay == Lay::BTile) ok = rows_match(a, r) && cols_match(a, r), t = "btile(";
+      if (v.lay == Lay::BRowB) ok = rows_match(a, r), t = "brow(";
+      if (v.lay == Lay::BColB) ok = cols_match(a, r), t = "bcol(";
+      break;
+    case Lay::BRow:
+      if (v.lay == Lay::BRow) ok = rows_match(a, r), t = "brow(";
+      break;
+    case Lay::BCol:
+      if (v.lay == Lay::BCol) ok = cols_match(a, r), t = "bcol(";
+      break;
+    default:
+      break;
+  }
+  if (!ok)
+    L.c.fail(op, "operand %" + L.c.f.value(value).name +
+                     ": its layout does not match the result's (a layout conversion is missing)");
+  return t + R(v.storage) + ")";
+}
+
+// The longest run of column slots a pointer tile moves as one vector: a power of two dividing S1,
+// at most 16 bytes, within the proven contiguity.
+int run_of(const Val& p, const Val& data) {
+  const int bytes = cty_bytes(data.cty);
+  int run = 1;
+  while (run * 2 <= p.contig && data.blay.S1 % (run * 2) == 0 && run * 2 * bytes <= 16) run *= 2;
+  return run;
+}
 
 Stmt reduce_col_partial(Lower& L, const Val& v, int op) {
   Ctx& c = L.c;
@@ -600,7 +529,7 @@ void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (n == "tt.reduce") return b_reduce(L, o, out);
   if (n == "tt.load") return b_load(L, o, out);
   if (n == "tt.store") return b_store(L, o, out);
-  if (n == "tt.atomic_rmw") return b_atomic(L, o, out);
+  if (n == "tt.atomic_rmw") return lower_atomic(L, o, out);
   if (float_element_fn(n) != nullptr || n == "tt.addptr" || n == "arith.extf" ||
       n == "arith.truncf" || n.rfind("arith.", 0) == 0)
     return b_elementwise(L, o, out);

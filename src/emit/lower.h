@@ -310,6 +310,11 @@ bool is_blocked_lay(Lay l);
 // Whether `o` works on blocked values (its results or operands), and its lowering there.
 bool blocked_op(const Lower& L, const ttgir::Op& o);
 void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out);
+void lower_atomic(Lower& L, const ttgir::Op& o, Lowered& out);  // blocked_atomic.cpp
+// The adapter through which a blocked result of layout `res` reads operand `value`.
+Text adapter(const Lower& L, int value, const Val& res, int op);
+// The longest run of column slots a pointer tile `p` moves as one vector of `data`'s elements.
+int run_of(const Val& p, const Val& data);
 // The named barrier of a blocked op's threads: its warpgroup's, or the role's when the layout
 // spans several warpgroups.
 Text blocked_bar(const Ctx& c);

@@ -127,28 +127,15 @@ void lower_register_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   }
   if (!to_acc && c.m.encoding_kind(res.type) == "ttg.blocked")
     return lower_blocked_register_load(L, o, out);
-  for (int u : res.users) {
-    const ttgir::Op& uo = c.op(u);
-    if (uo.name != "ttg.convert_layout" ||
-        c.m.encoding_kind(c.type(uo.results.at(0))) != "ttg.nvidia_mma")
-      c.fail(o.id,
-             "a load without a shared-memory buffer must feed only ttg.convert_layout to the "
-             "#nvidia_mma accumulator layout (consumed in registers)");
-  }
   if (res.users.empty()) c.fail(o.id, "load without users");
-  const ttgir::Op* mk = c.f.def_op(o.operands.at(0));
-  if (mk == nullptr || mk->name != "tt.make_tensor_descriptor")
-    c.fail(o.id, "its descriptor is not a tt.make_tensor_descriptor of the kernel");
+  if (!to_acc)
+    c.fail(o.id,
+           "a load without a shared-memory buffer must feed only ttg.convert_layout to the "
+           "#nvidia_mma accumulator layout (consumed in registers)");
+  const ttgir::Op* mk = &plain_load_descriptor(c, o);
   const ttgir::Type& t = c.type(o.results.at(0));
-  if (t.shape.size() != 2 || o.operands.size() != 3 || mk->operands.size() != 5)
-    c.fail(o.id, "register loads of rank other than 2 are not implemented");
   const std::string elem = t.element_type().name;
   if (elem_bytes(elem) != 2) c.fail(o.id, "register loads of " + elem + " are not implemented");
-  if (!const_int_is(c, mk->operands[4], 1))
-    c.fail(o.id, "the descriptor's innermost stride must be the constant 1");
-  bool param = false;
-  for (const auto& p : c.g.kernel.params) param |= p.value == mk->operands[0];
-  if (!param) c.fail(o.id, "the descriptor base must be a kernel pointer argument");
   Val v;
   v.lay = Lay::Acc;
   v.rows = L.split_rows(static_cast<int>(t.shape[0]), o.id);

@@ -343,7 +343,7 @@ const std::map<std::string, LowerFn>& op_table() {
         // The pointer world: only blocked tensors use these (Lower::lower hands them over).
         {"tt.make_range", lower_blocked},
         {"tt.load", lower_blocked},
-        {"tt.atomic_rmw", lower_blocked},
+        {"tt.atomic_rmw", lower_atomic},
         {"tt.store", lower_blocked},
     };
     for (const char* n :

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sched2cu/ddg/build.h"
+#include "sched2cu/sched/kernel.h"
 
 namespace sched2cu::sched {
 namespace {
@@ -105,10 +106,8 @@ void plan_staging_fills(const ttgir::Module& m, const Function& f, sgraph::Sched
       b.fill_op = ld;
       taken.insert(ld);
       slack -= bars;
-      const auto& loc = lo.loc;
-      notes.push_back("op " + std::to_string(ld) + " " + lo.name +
-                      (loc.src.known() ? " (" + loc.src.str() + ")" : "") +
-                      " is TMA-loaded box by box into the staging of op " + std::to_string(st.id) +
+      notes.push_back(op_text(f, ld) + " is TMA-loaded box by box into the staging of op " +
+                      std::to_string(st.id) +
                       " and read back there: an epilogue operand held in no registers across "
                       "the loops");
       break;

@@ -11,7 +11,6 @@
 #include "sched2cu/ddg/build.h"
 #include "sched2cu/sched/fills.h"
 #include "sched2cu/sched/grid.h"
-#include "sched2cu/sched/load_path.h"
 #include "sched2cu/sched/validate.h"
 
 namespace sched2cu::sched {
@@ -90,6 +89,12 @@ const ttgir::Function& kernel_function(const ttgir::Module& m) {
     if (f.is_public) return f;
   if (m.functions.empty()) throw Error(m.file + ": error: no function in the module");
   return m.functions[0];
+}
+
+std::string op_text(const ttgir::Function& f, ttgir::OpId op) {
+  const auto& loc = f.op(op).loc;
+  return "op " + std::to_string(op) + " " + f.op(op).name +
+         (loc.src.known() ? " (" + loc.src.str() + ")" : "");
 }
 
 // Runs `step`; an Error it throws without a location gets the loop op's TTGIR location (else
@@ -525,9 +530,7 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
       ks.notes.push_back("loop " + std::to_string(k) + ": shared-memory budget cut ring depths");
     for (int v : P.prefetched) {
       const int op = B.g.nodes[static_cast<size_t>(v)].op;
-      const auto& loc = f.op(op).loc;
-      ks.notes.push_back("loop " + std::to_string(k) + ": op " + std::to_string(op) + " " +
-                         f.op(op).name + (loc.src.known() ? " (" + loc.src.str() + ")" : "") +
+      ks.notes.push_back("loop " + std::to_string(k) + ": " + op_text(f, op) +
                          " is issued a step ahead of its reader (a vector load in a "
                          "tensor-core loop: a whole step covers its latency)");
     }

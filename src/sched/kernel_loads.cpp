@@ -36,9 +36,9 @@ LoadRate kernel_load_rate(const KernelSchedule& ks, const ttgir::Function& f,
 // The plain-load schedule with the best predicted rate over the copies of each load kept in
 // flight (1..4: more copies cover more latency, but their registers leave room for fewer CTAs
 // per SM); the fewest copies among equal rates.
-std::pair<KernelSchedule, LoadRate> best_global(const ttgir::Module& m, const std::string& source,
-                                                const ddg::TargetModel& t, const KernelOptions& o,
-                                                const std::set<OpId>& cands, const Function& f) {
+KernelSchedule best_global(const ttgir::Module& m, const std::string& source,
+                           const ddg::TargetModel& t, const KernelOptions& o,
+                           const std::set<OpId>& cands, const Function& f) {
   std::optional<KernelSchedule> best;
   LoadRate best_rate;
   for (int copies = 1; copies <= 4; ++copies) {
@@ -49,7 +49,7 @@ std::pair<KernelSchedule, LoadRate> best_global(const ttgir::Module& m, const st
       best_rate = r;
     }
   }
-  return {std::move(*best), best_rate};
+  return std::move(*best);
 }
 
 }  // namespace
@@ -60,13 +60,8 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   const LoadCandidates c = load_candidates(m, f);
   // No producer warpgroup unless some load goes through TMA.
   const bool tma_needed = c.needs_tma != ttgir::kNoId;
-  auto where = [&](OpId op) {
-    const auto& loc = f.op(op).loc;
-    return "op " + std::to_string(op) + " " + f.op(op).name +
-           (loc.src.known() ? " (" + loc.src.str() + ")" : "");
-  };
   if (tma_needed && o.loads == LoadMode::Global)
-    throw Error(source + ": error: --loads global: " + where(c.needs_tma) +
+    throw Error(source + ": error: --loads global: " + op_text(f, c.needs_tma) +
                 " needs TMA into shared memory, so the kernel keeps its producer warpgroup");
   if (c.ops.empty()) {
     // Pointer loads only: nothing for a producer warpgroup to issue. It is still kept unless
@@ -82,9 +77,9 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
     return ks;
   }
   if (tma_needed || c.tensor_core) {
-    const std::string why = tma_needed ? where(c.needs_tma) + " needs TMA into shared memory"
+    const std::string why = tma_needed ? op_text(f, c.needs_tma) + " needs TMA into shared memory"
                                        : "the kernel has tensor-core work";
-    if (o.loads == LoadMode::Global)
+    if (o.loads == LoadMode::Global)  // tensor-core work (a load needing TMA threw above)
       throw Error(source + ": error: --loads global: " + why +
                   ", so its tile loads keep the producer warpgroup's TMA");
     KernelSchedule ks = schedule_kernel_with(m, source, t, o, {}, true);
@@ -94,7 +89,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   }
   if (o.loads == LoadMode::Tma || o.loads == LoadMode::Global) {
     const bool global = o.loads == LoadMode::Global;
-    KernelSchedule ks = global ? best_global(m, source, t, o, c.ops, f).first
+    KernelSchedule ks = global ? best_global(m, source, t, o, c.ops, f)
                                : schedule_kernel_with(m, source, t, o, {}, true);
     ks.graph.launch.load_path = global ? "global" : "tma";
     const LoadRate r = kernel_load_rate(ks, f, c.ops, t);
@@ -111,7 +106,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   std::optional<KernelSchedule> glob;
   std::string glob_error;
   try {
-    glob = best_global(m, source, t, o, c.ops, f).first;
+    glob = best_global(m, source, t, o, c.ops, f);
   } catch (const Error& e) {
     glob_error = e.what();
   }

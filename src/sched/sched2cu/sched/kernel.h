@@ -63,6 +63,9 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
 // The function a module's kernel is: the public one, else the first.
 const ttgir::Function& kernel_function(const ttgir::Module& m);
 
+// "op 20 tt.atomic_rmw (kernel.py:14:36)": how the scheduler's notes and errors name an op.
+std::string op_text(const ttgir::Function& f, ttgir::OpId op);
+
 // The --report text: per loop II, MII parts, optimality, stages, ring depths, partition.
 std::string render_report(const KernelSchedule& k);
 

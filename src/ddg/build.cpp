@@ -34,7 +34,7 @@ int64_t reg_words(const Type& t) {
 OpShape op_shape(const Function& f, const Op& op, int consumer_wgs) {
   OpShape s;
   const Type* main = nullptr;
-  if (op.name == "tt.descriptor_store" || op.name == "tt.store") {
+  if (ttgir::is_descriptor_store(op.name) || op.name == "tt.store") {
     main = &f.value(op.operands.back()).type;
   } else if (op.name == "tt.reduce") {
     main = &f.value(op.operands.at(0)).type;
@@ -94,6 +94,32 @@ bool is_free_register_view(const ttgir::Module& m, const Function& f, const Op& 
          m.resolve(*parent).str() == enc->str();
 }
 
+ValueId exchange_source(const Function& f, const Op& op) {
+  const ValueId v = op.operands.at(0);
+  const Op* d = f.def_op(v);
+  return d != nullptr && d->name == "tt.trans" ? d->operands.at(0) : v;
+}
+
+bool is_smem_exchange(const ttgir::Module& m, const Function& f, const Op& op) {
+  if (op.name != "ttg.convert_layout" || op.operands.size() != 1 || op.results.size() != 1 ||
+      is_free_register_view(m, f, op))
+    return false;
+  const Type& to = f.value(op.results[0]).type;
+  const auto* idx = m.encoding_param(to, "opIdx");
+  if (m.encoding_kind(to) != "ttg.dot_op" || idx == nullptr || idx->as_int() != 0 ||
+      to.shape.size() != 2)
+    return false;
+  const Type& src = f.value(exchange_source(f, op)).type;
+  if (src.kind != Type::Kind::Tensor || src.shape.size() != 2 || src.element_bits() != 16)
+    return false;
+  const auto& users = f.value(op.results[0]).users;
+  if (users.empty()) return false;
+  for (OpId u : users)
+    if (f.op(u).name != "ttng.warp_group_dot" || f.op(u).operands.at(0) != op.results[0])
+      return false;
+  return true;
+}
+
 bool is_store_view(const Function& f, const Op& op) {
   if ((op.name != "arith.truncf" && op.name != "ttg.convert_layout") || op.results.size() != 1 ||
       f.value(op.results[0]).type.kind != Type::Kind::Tensor)
@@ -102,7 +128,7 @@ bool is_store_view(const Function& f, const Op& op) {
   if (users.empty()) return false;
   for (OpId u : users) {
     const Op& uo = f.op(u);
-    if (uo.name != "tt.descriptor_store" && !is_store_view(f, uo)) return false;
+    if (!ttgir::is_descriptor_store(uo.name) && !is_store_view(f, uo)) return false;
   }
   return true;
 }
@@ -437,6 +463,25 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       if (r.consumers.empty()) r.consumers.push_back(r.def);
       if (r.consumers.size() == 1 && g.nodes[r.consumers[0]].pipe == Pipe::TC)
         r.group = r.consumers[0];
+      g.rings.push_back(std::move(r));
+    } else if (is_smem_exchange(m, f, op)) {
+      // The exchanged tile in its source orientation (before tt.trans): what each warpgroup
+      // holds rows of; the MMA reads it transposed when the IR transposed it.
+      RingReq r;
+      r.producer = n;
+      r.def = n;
+      r.exchange = true;
+      const Type& ty = f.value(exchange_source(f, op)).type;
+      r.bytes = ty.byte_size();
+      r.shape = ty.shape;
+      r.elem = ty.element_type().name;
+      for (OpId u : f.value(op.results[0]).users) {
+        const int un = top(u);
+        if (un >= 0 && std::find(r.consumers.begin(), r.consumers.end(), un) == r.consumers.end())
+          r.consumers.push_back(un);
+      }
+      std::sort(r.consumers.begin(), r.consumers.end());
+      // A ring of its own (group -1): its barriers are armed by stores, not by TMA bytes.
       g.rings.push_back(std::move(r));
     } else if (g.nodes[n].op_class == "tma_store") {
       RingReq r;

@@ -20,7 +20,7 @@ bool blocked_op(const Lower& L, const ttgir::Op& o) {
   // A load's bytes (never registers); TMA loads and stores and yields keep their own table
   // entries, which handle blocked tiles themselves (lower_mem.cpp, the expander's carries).
   if (o.name == "ttg.local_alloc" || o.name == "tt.descriptor_load" ||
-      o.name == "tt.descriptor_store" || o.name == "scf.yield")
+      ttgir::is_descriptor_store(o.name) || o.name == "scf.yield")
     return false;
   bool blocked_operand = false;
   for (int v : o.operands) {

@@ -69,6 +69,7 @@ std::string supported_ops_markdown() {
   const std::set<std::string> mem = {"tt.make_tensor_descriptor",
                                      "tt.descriptor_load",
                                      "tt.descriptor_store",
+                                     "tt.descriptor_reduce",
                                      "ttg.local_alloc",
                                      "tt.load",
                                      "tt.store",

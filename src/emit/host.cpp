@@ -85,7 +85,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
     for (auto& [op, d] : c.descs) {
       bool stored = false;
       for (int u : c.f.value(c.op(op).results.at(0)).users)
-        stored |= c.op(u).name == "tt.descriptor_store";
+        stored |= ttgir::is_descriptor_store(c.op(u).name);
       if (!stored || d.box.empty()) continue;
       const ttgir::Op& mk = c.op(op);
       std::string any_zero;

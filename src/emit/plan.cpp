@@ -127,7 +127,7 @@ bool register_only(const Ctx& c, int desc) {
         if (c.op(x).name == "ttg.local_alloc" || c.op(x).name == "ttg.convert_layout") return false;
       continue;
     }
-    if (uo.name == "tt.descriptor_store") {
+    if (ttgir::is_descriptor_store(uo.name)) {
       const int v = uo.operands.back();
       if (!is_blocked_type(c, c.type(v)) || c.type(v).shape.size() != 2) return false;
       const ttgir::Op* d = c.f.def_op(v);

@@ -453,6 +453,9 @@ std::string single(const Stmt& s, const Namer& name) {
     case Stmt::Kind::Release:
       // Arrival convention: one lane per warp (docs/schedule_graph.md).
       return "if ((threadIdx.x % 32) == 0) " + s.ring + "->release(" + T(s.ctr) + ");";
+    case Stmt::Kind::Commit:
+      // Every lane's stores and fence precede its warp's one arrival (the warp converges first).
+      return "__syncwarp(); if ((threadIdx.x % 32) == 0) " + s.ring + "->commit(" + T(s.ctr) + ");";
     case Stmt::Kind::RingInit:
       return s.ring + "->init(" + S(s.full) + ", " + S(s.empty) + ");";
     case Stmt::Kind::BarInit:

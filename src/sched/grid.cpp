@@ -238,7 +238,7 @@ class Deriver {
   std::vector<Use> uses() const {
     std::vector<Use> out;
     for (const auto& op : f_.ops) {
-      if (op.name != "tt.descriptor_load" && op.name != "tt.descriptor_store") continue;
+      if (op.name != "tt.descriptor_load" && !ttgir::is_descriptor_store(op.name)) continue;
       if (op.operand_segments.size() < 2) continue;
       const Op* desc = f_.def_op(op.operands[0]);
       if (desc == nullptr || desc->name != "tt.make_tensor_descriptor") continue;

@@ -159,7 +159,7 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
       std::sort(b.consumer_ops.begin(), b.consumer_ops.end());
       resident += b.bytes + t.budgets.mbarrier_bytes;
       g.buffers.push_back(b);
-    } else if (op.name == "tt.descriptor_store") {
+    } else if (ttgir::is_descriptor_store(op.name)) {
       sgraph::Buffer b;
       const auto& ty = f.value(op.operands.back()).type;
       b.shape.assign(ty.shape.begin(), ty.shape.end());
@@ -215,7 +215,12 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
                                global, copies);
     // Ping-pong consumers take turns on the tensor core: each warpgroup's MMAs hold it for their
     // share only, which is what the reservation table and the latencies must see.
-    if (pingpong_loop < 0 && consumer_wgs > 1 && math_after_mmas(built[k].g)) {
+    // Not where the consumer warpgroups exchange a register tile through shared memory within
+    // an iteration (attention backward's dS): under turns a warpgroup would wait, inside its
+    // turn, for a tile the other warpgroup computes only in its own later turn.
+    bool exchange = false;
+    for (const auto& q : built[k].g.rings) exchange |= q.exchange;
+    if (pingpong_loop < 0 && consumer_wgs > 1 && !exchange && math_after_mmas(built[k].g)) {
       pingpong_loop = static_cast<int>(k);
       ks.tc_turns[k] = consumer_wgs;
       built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index,
@@ -509,12 +514,25 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
           ch.full_arrivals = 1;
           ch.empty_arrivals = 4 * ks.partition.roles[static_cast<size_t>(ci)].wgs;
           L.channels.push_back(ch);
+        } else if (q.exchange) {
+          // The consumer warpgroups hand a register tile to each other (and to themselves):
+          // each stores its rows, fences and arrives per warp; the MMAs reading the slot
+          // release it as for a TMA ring.
+          sgraph::Channel ch;
+          ch.id = static_cast<int>(L.channels.size());
+          ch.ring = ring_of_group[key];
+          ch.producer_role = ci;
+          ch.consumer_role = ci;
+          ch.mechanism = "store";
+          ch.full_arrivals = 4 * ks.partition.roles[static_cast<size_t>(ci)].wgs;
+          ch.empty_arrivals = ch.full_arrivals;
+          L.channels.push_back(ch);
         }
       }
       b.ring = ring_of_group[key];
       L.rings[b.ring].buffers.push_back(b.id);
       for (auto& ch : L.channels)
-        if (ch.ring == b.ring) ch.expect_bytes += b.bytes;
+        if (ch.ring == b.ring && ch.mechanism == "tma") ch.expect_bytes += b.bytes;
       g.buffers.push_back(b);
     }
     g.loops.push_back(std::move(L));

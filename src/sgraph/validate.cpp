@@ -218,7 +218,7 @@ struct Checker {
   // box, slot = box % depth).
   void staging(const Buffer& b, const std::string& p) {
     const ttgir::Op& o = fn->op(b.producer_op);
-    if (o.name != "tt.descriptor_store" || o.operands.empty()) return;
+    if (!ttgir::is_descriptor_store(o.name) || o.operands.empty()) return;
     const auto& sh = fn->value(o.operands.back()).type.shape;
     std::vector<int> tile(sh.begin(), sh.end());
     if (b.shape == tile) {

@@ -234,24 +234,72 @@ class Explorer {
   // reader releases the slot.
   void check_read(State& s, int i, const Acc& a, const Event& e) {
     const Region& m = s.mem[static_cast<size_t>(a.region)];
-    if (m.writer >= 0) {
-      if (a.engine != Access::Engine::Generic)
-        for (int q : s.p[static_cast<size_t>(m.writer)].unfenced)
-          if (overlaps(q, a.region))
-            fail(s, who(i) + ": " + e.what + " reads " + region_name(a.region) +
-                        " through the async proxy, but the generic-proxy writes to it were not "
-                        "followed by fence.proxy.async");
+    if (m.writer >= 0 && m.ring < 0) {  // staging: the writer's own bytes
+      check_fenced(s, i, a, e, m.writer, a.region);
       return;
     }
     const std::string want = a.ring >= 0 ? ring_slot(a) : "the resident buffer";
-    if (!m.tma || m.ring != a.ring || m.round != a.round)
-      fail(s, who(i) + ": " + e.what + " reads " + region_name(a.region) + " as " + want +
-                  " before that TMA load was issued (or after other writes clobbered it)");
+    if (m.tma || m.writer >= 0) {
+      check_part(s, i, a, e, a.region, m, want);
+    } else {
+      // A ring slot that several warpgroups wrote part by part (a register exchange): every
+      // byte must hold a part of this round, each read only after its full barrier.
+      const auto parts = written_parts(s, a);
+      if (parts.empty())
+        fail(s, who(i) + ": " + e.what + " reads " + region_name(a.region) + " as " + want +
+                    " before that TMA load was issued (or after other writes clobbered it)");
+      for (int q : parts) check_part(s, i, a, e, q, s.mem[static_cast<size_t>(q)], want);
+    }
+    if (a.ring >= 0) s.p[static_cast<size_t>(i)].holds.push_back(a);
+  }
+
+  // A read through the async proxy of bytes process `writer` wrote through the generic proxy
+  // needs that process's fence.proxy.async in between.
+  void check_fenced(State& s, int i, const Acc& a, const Event& e, int writer, int region) {
+    if (a.engine == Access::Engine::Generic) return;
+    for (int q : s.p[static_cast<size_t>(writer)].unfenced)
+      if (overlaps(q, region))
+        fail(s, who(i) + ": " + e.what + " reads " + region_name(region) +
+                    " through the async proxy, but the generic-proxy writes to it were not "
+                    "followed by fence.proxy.async");
+  }
+
+  // Region `q` (the read region or a part of it) holding `m`: the bytes of this ring round,
+  // waited for on their full barrier, fenced when written by the generic proxy.
+  void check_part(State& s, int i, const Acc& a, const Event& e, int q, const Region& m,
+                  const std::string& want) {
+    if (m.ring != a.ring || m.round != a.round)
+      fail(s, who(i) + ": " + e.what + " reads " + region_name(q) + " as " + want +
+                  " before it was " + (m.writer >= 0 ? "written" : "loaded") +
+                  " (or after other writes clobbered it)");
     auto it = s.p[static_cast<size_t>(i)].seen.find(m.bar);
     if (it == s.p[static_cast<size_t>(i)].seen.end() || it->second < a.round + 1)
       fail(s, who(i) + ": " + e.what + " reads " + want + " without having waited for " +
                   bar_name(m.bar) + " phase " + std::to_string(a.round));
-    if (a.ring >= 0) s.p[static_cast<size_t>(i)].holds.push_back(a);
+    if (m.writer >= 0) check_fenced(s, i, a, e, m.writer, q);
+  }
+
+  // The regions inside ring-slot read `a` that generic ring writes filled, when together they
+  // cover every byte of it (else none).
+  std::vector<int> written_parts(const State& s, const Acc& a) const {
+    if (a.ring < 0) return {};
+    const auto& [start, bytes] = tab_.regions[static_cast<size_t>(a.region)];
+    std::vector<std::pair<long long, int>> in;  // (start, region)
+    for (int q : overlap_[static_cast<size_t>(a.region)]) {
+      const auto& [qs, qn] = tab_.regions[static_cast<size_t>(q)];
+      const Region& m = s.mem[static_cast<size_t>(q)];
+      if (q != a.region && m.writer >= 0 && m.ring >= 0 && start <= qs && qs + qn <= start + bytes)
+        in.emplace_back(qs, q);
+    }
+    std::sort(in.begin(), in.end());
+    long long at = start;
+    std::vector<int> out;
+    for (const auto& [qs, q] : in) {
+      if (qs > at) return {};
+      at = std::max(at, qs + tab_.regions[static_cast<size_t>(q)].second);
+      out.push_back(q);
+    }
+    return at >= start + bytes ? out : std::vector<int>{};
   }
 
   // Whether anything still reads a region overlapping `region` that a write of ring slot `a`
@@ -405,6 +453,11 @@ class Explorer {
           p.unfenced.insert(a.region);
           Region m;
           m.writer = i;
+          if (a.ring >= 0) {  // a ring slot (part) filled by stores: read after its full barrier
+            m.ring = a.ring;
+            m.round = a.round;
+            m.bar = a.bar;
+          }
           written(s, a.region, m);
         }
         break;

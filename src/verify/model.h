@@ -24,6 +24,7 @@ struct Acc {
   long long slot = 0, round = 0;
   Access::Engine engine = Access::Engine::Generic;
   bool write = false;
+  int bar = -1;  // a ring slot's full barrier (what a generic write of the slot completes on)
 };
 
 struct Event {

@@ -153,9 +153,10 @@ std::vector<Site> sites(emit::Program& p) {
     s.apply = [r, &p](std::vector<Stmt>&, size_t) {
       walk(p.body, [&](std::vector<Stmt>& v, size_t i) {
         Stmt& x = v[i];
-        if ((x.kind == K::WaitEmpty || x.kind == K::Arm) && x.ring == r) --x.depth;
+        if ((x.kind == K::WaitEmpty || x.kind == K::Arm || x.kind == K::Commit) && x.ring == r)
+          --x.depth;
         for (auto& a : x.mem)
-          if (x.kind == K::TmaLoad && a.ring == r) --a.depth;
+          if ((x.kind == K::TmaLoad || (x.kind == K::MemCode && a.write)) && a.ring == r) --a.depth;
         return true;
       });
     };

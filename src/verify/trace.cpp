@@ -174,7 +174,11 @@ class Interp {
       r.ring = tab_.ring(a.ring);
       r.slot = c % a.depth;
       r.round = c / a.depth;
-      off = r.slot * a.bytes;
+      // A part of the slot (one warpgroup's rows of an exchanged tile) starts `offset` bytes
+      // into it; the slot's own size is then `slot_bytes`.
+      off = r.slot * (a.slot_bytes > 0 ? a.slot_bytes : a.bytes);
+      if (!text(a.offset).empty()) off += value(s, a.offset, "offset in the ring slot");
+      r.bar = tab_.bar(a.ring + ".full[" + std::to_string(r.slot) + "]");
     } else if (!text(a.offset).empty()) {
       off = value(s, a.offset, "staging offset");
     }
@@ -217,6 +221,12 @@ class Interp {
         e.bar = tab_.bar(s.ring + ".full" + at);
         e.count = single ? 1 : 128;
         e.tx = s.bytes * e.count;
+        e.phase = round;
+        break;
+      case Stmt::Kind::Commit:  // lane 0 of every warp arrives, no bytes
+        e.k = Event::K::Arrive;
+        e.bar = tab_.bar(s.ring + ".full" + at);
+        e.count = single ? 1 : 4;
         e.phase = round;
         break;
       default: {  // Release: lane 0 of every warp arrives
@@ -308,6 +318,7 @@ class Interp {
       case Stmt::Kind::WaitFull:
       case Stmt::Kind::WaitEmpty:
       case Stmt::Kind::Arm:
+      case Stmt::Kind::Commit:
       case Stmt::Kind::Release:
         return ring_op(s, single);
       case Stmt::Kind::RingInit:

@@ -49,6 +49,16 @@ BuiltLoop build_loop(const ttgir::Module& m, const ttgir::Function& f, ttgir::Op
 // so the conversion moves no data (a view, no cost).
 bool is_free_register_view(const ttgir::Module& m, const ttgir::Function& f, const ttgir::Op& op);
 
+// A `ttg.convert_layout` of a register tile (optionally through `tt.trans`) to the register A
+// operand (`#ttg.dot_op<{opIdx = 0}>`) of an MMA that is not a free view: the MMA's warps need
+// elements other warps (other warpgroups) hold, as dQ = dSᵀ·K needs every row of dSᵀ that both
+// consumer warpgroups of attention backward compute. The tile goes through shared memory: the
+// consumer warpgroups store it into a ring slot (a "store" channel of the role to itself) and the
+// MMA reads the slot as its A operand (MN-major when transposed). Every user must be an MMA.
+bool is_smem_exchange(const ttgir::Module& m, const ttgir::Function& f, const ttgir::Op& op);
+// The register tile such an exchange stores (its operand, or the operand of the tt.trans).
+ttgir::ValueId exchange_source(const ttgir::Function& f, const ttgir::Op& op);
+
 // An `arith.truncf` or `ttg.convert_layout` whose every use (through such ops) is a
 // `tt.descriptor_store`: the store converts the tile box by box as it stages it, so the op moves
 // no data of its own (a view; its cost is the store's).

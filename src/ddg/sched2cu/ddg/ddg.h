@@ -59,6 +59,9 @@ struct RingReq {
   std::vector<int64_t> shape;
   std::string elem;
   int group = -1;  // equal for rings read by the same consumer
+  // A register exchange (is_smem_exchange): the consumer role's own warpgroups store a register
+  // tile into the slot with ordinary stores and MMAs read it as a shared-memory operand.
+  bool exchange = false;
 };
 
 struct Ddg {

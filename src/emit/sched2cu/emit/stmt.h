@@ -52,8 +52,10 @@ struct Access {
   std::string ring;  // non-empty: a ring slot; `index` is the iteration counter
   int depth = 1;     // the ring depth the statement assumes
   Text index;        // ring: the iteration counter
-  Text offset;       // otherwise: the first byte accessed, from the buffer's start ("" = 0)
+  Text offset;       // otherwise: the first byte accessed, from the buffer's start ("" = 0);
+                     // for a ring slot: from the slot's start (a part of the slot)
   long long bytes = 0;
+  long long slot_bytes = 0;  // a ring slot's size when `bytes` is only a part of it (0: bytes)
   // Otherwise, for a staging box a fill loads (docs/emitter.md, "Staged epilogue operands"):
   // the fill's round, which the TMA copy completes and a read must have waited for ("" = 0).
   Text round;
@@ -73,6 +75,8 @@ struct Stmt {
     WaitEmpty,   // the producer waits for the slot to be free
     Arm,         // arrive.expect_tx on full[slot] with `bytes`
     Release,     // one arrival per warp on empty[slot]
+    Commit,      // one arrival per warp on full[slot], after the warp's ordinary stores into the
+                 // slot and their fence.proxy.async (a "store" channel: a register exchange)
     RingInit,    // ring, depth, full / empty: the arrivals each phase of its barriers counts
     BarInit,     // bar: a single mbarrier initialized for `bytes` arrivals
     InitFence,   // mbarrier inits visible to the async proxy

@@ -18,6 +18,13 @@ using ValueId = int32_t;  // index into Function::values
 using OpId = int32_t;     // index into Function::ops
 inline constexpr int32_t kNoId = -1;
 
+// A store of a register tile through a tensor descriptor: `tt.descriptor_store`, or
+// `tt.descriptor_reduce` (the same staging and TMA bulk copy, reducing into global memory with
+// its kind instead of overwriting). Every stage treats the two alike except the copy itself.
+inline bool is_descriptor_store(const std::string& op_name) {
+  return op_name == "tt.descriptor_store" || op_name == "tt.descriptor_reduce";
+}
+
 struct Type;
 
 // An MLIR attribute. Aliases (`#blocked`) stay references; Module::resolve() follows them.

@@ -315,4 +315,33 @@ SCHED2CU_DEVICE void acc_store_box_f32(void* box, const AccTile<M, N>& d, int s,
   }
 }
 
+// Writes a warpgroup's whole 16-bit tile into a [Rows][N] tile of shared memory laid out as TMA
+// would write it with `Swizzle` (32, 64 or 128 bytes): N * 2 / Swizzle boxes of [Rows][Swizzle
+// bytes], box j at j * Rows * Swizzle bytes; slab s lands at rows row0 + 64 s .. + 63. That is
+// the layout a wgmma descriptor of the same swizzle reads, K-major as stored or MN-major when the
+// tile is read transposed (a register tile exchanged through shared memory). Conflict-free: a
+// warp's 8 rows of one 16-byte column chunk sit in 8 distinct chunks of the swizzle atom. Follow
+// with fence_proxy_async() before a wgmma or TMA reads it.
+template <int Swizzle, int Rows, int M, int N>
+SCHED2CU_DEVICE void packed_store_smem(void* tile, const PackedTile<M, N>& d, int row0) {
+  static_assert(Swizzle == 32 || Swizzle == 64 || Swizzle == 128, "a wgmma operand is swizzled");
+  static_assert((N * 2) % Swizzle == 0, "the tile's rows are whole swizzle boxes");
+  constexpr int kBoxCols = Swizzle / 2;
+  uint8_t* base = static_cast<uint8_t*>(tile);
+  const int t = static_cast<int>(threadIdx.x % 128);
+  const int r = 16 * (t / 32) + (t % 32) / 4;
+  const int cq = 2 * (t % 4);
+#pragma unroll
+  for (int s = 0; s < M / 64; ++s)
+#pragma unroll
+    for (int blk = 0; blk < N / 8; ++blk) {
+      uint8_t* b = base + (8 * blk / kBoxCols) * Rows * Swizzle;
+      const uint32_t cb = static_cast<uint32_t>(((8 * blk) % kBoxCols + cq) * 2);
+      const uint32_t row = static_cast<uint32_t>(row0 + 64 * s + r);
+      *reinterpret_cast<uint32_t*>(b + swizzle_offset<Swizzle, Swizzle>(row, cb)) = d.p[s][2 * blk];
+      *reinterpret_cast<uint32_t*>(b + swizzle_offset<Swizzle, Swizzle>(row + 8, cb)) =
+          d.p[s][2 * blk + 1];
+    }
+}
+
 }  // namespace sched2cu::rt

@@ -74,9 +74,10 @@ std::string supported_ops_markdown() {
                                      "tt.load",
                                      "tt.store",
                                      "tt.atomic_rmw"};
-  const std::set<std::string> views = {
-      "tt.splat",      "tt.expand_dims", "tt.broadcast", "ttg.convert_layout", "ttg.memdesc_trans",
-      "tt.make_range", "arith.constant", "arith.truncf", "arith.extf",         "tt.reduce"};
+  const std::set<std::string> views = {"tt.splat",           "tt.expand_dims",    "tt.broadcast",
+                                       "ttg.convert_layout", "ttg.memdesc_trans", "tt.trans",
+                                       "tt.make_range",      "arith.constant",    "arith.truncf",
+                                       "arith.extf",         "tt.reduce"};
   for (const auto& [name, fn] : op_table()) {
     size_t g = 1;
     if (is_elementwise(name))

@@ -249,7 +249,23 @@ void Expander::make_events() {
       rebase(r);
       ev_.push_back(r);
     }
-    if (ch.producer_role == L_.r.id) {
+    if (ch.producer_role == L_.r.id && ch.mechanism == "store") {
+      // Registers written into the slot by the op that makes the buffer (exchange.cpp): it
+      // waits for the slot right before that op and commits the slot itself.
+      long long first = LLONG_MAX;
+      for (int b : ring.buffers) {
+        auto it = node_of_op.find(c_.g.buffers.at(static_cast<size_t>(b)).producer_op);
+        if (it != node_of_op.end()) first = std::min<long long>(first, node(it->second).cycle);
+      }
+      if (first == LLONG_MAX) continue;
+      Event a;
+      a.kind = Event::Kind::WaitEmpty;
+      a.ring = ch.ring;
+      a.t = first;
+      a.rank = 0;
+      rebase(a);
+      ev_.push_back(a);
+    } else if (ch.producer_role == L_.r.id) {
       long long first = LLONG_MAX;
       for (int b : ring.buffers) {
         const ttgir::Op& alloc = c_.op(c_.g.buffers.at(static_cast<size_t>(b)).producer_op);
@@ -527,6 +543,7 @@ std::vector<Stmt> Expander::run() {
     if (S_ > 2) {
       // Fewer than S - 1 iterations: the reference order, then each result moved to the copy
       // the code after the loop reads (the pipelined path leaves it there).
+      ref_iters_ = S_ - 2;  // it runs only when T < S - 1
       place(0, true);
       std::map<int, int> w2;
       std::map<int, std::vector<Text>> f2;
@@ -543,6 +560,7 @@ std::vector<Stmt> Expander::run() {
           reference.push_back(code(Text::ref(y, a) + " = " + R(y) + ";", "the result's copy"));
         }
       place(origin, false);
+      ref_iters_ = -1;
     }
     out.push_back(
         if_(T_ + " >= " + S(S_ - 1), piped, "the pipelined loop needs T >= stages - 1", reference));

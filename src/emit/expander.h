@@ -27,7 +27,9 @@ std::vector<int> free_values(const ttgir::Function& f, int op);
 std::vector<int> role_free_values(const Lower& L, int li);
 
 struct Event {
-  enum class Kind { Op, WaitFull, WaitEmptyArm, Release } kind = Kind::Op;
+  // WaitEmpty alone: a "store" channel's producer (a register exchange) waits for the slot and
+  // commits from its own op; a TMA producer's WaitEmptyArm arms the slot for its copies.
+  enum class Kind { Op, WaitFull, WaitEmptyArm, WaitEmpty, Release } kind = Kind::Op;
   int node = -1;  // Op
   int ring = -1;  // ring events
   long long t = 0;
@@ -73,6 +75,7 @@ class Expander {
   std::set<int> cross_step_;       // values read in a later step from their own variable
   std::vector<Event> ev_;
   int S_ = 1;
+  int ref_iters_ = -1;  // while the reference loop is emitted: the most iterations it runs
   long long ii_ = 1;
   std::vector<int> order_;  // event indices in body order
   std::string k_, T_, it_;  // names of the step variable, trip count, ring counter base

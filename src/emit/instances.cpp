@@ -112,13 +112,19 @@ std::vector<Stmt> Expander::instantiate(std::vector<Stmt> body, const SInst& si,
     }
   };
   walk(body);
-  // Waits for stores of an iteration this instance does not have: the first iteration has no
-  // previous one, the last no next one (what the protocol checker proves they are not needed).
-  const bool first = si.sec == 0 && si.step - s == 0, last = si.sec == 2 && s - si.step == 1;
+  // Waits for stores of an iteration this instance does not have: iteration i < n has no
+  // iteration i - n (iter_dep -n), the last no next one (what the protocol checker proves they are
+  // not needed). The iteration is static in the prologue; the reference loop for short trip
+  // counts runs iterations 0 .. ref_iters_ - 1 only.
+  const long long known = si.sec == 0 ? si.step - s : -1;
+  const bool last = si.sec == 2 && s - si.step == 1;
   auto needless = [&](const Stmt& x) {
-    return x.kind == Stmt::Kind::BulkWait && x.loop == li_ &&
-           ((first && x.iter_dep < 0) || (last && x.iter_dep > 0));
+    if (x.kind != Stmt::Kind::BulkWait || x.loop != li_) return false;
+    if (x.iter_dep > 0) return last;
+    if (x.iter_dep == 0) return false;
+    return (known >= 0 && known < -x.iter_dep) || (ref_iters_ >= 0 && ref_iters_ <= -x.iter_dep);
   };
+  const bool first = known >= 0 || ref_iters_ >= 0;
   if (first || last) {
     std::erase_if(body, needless);
     for_each_stmt(body, [&](Stmt& st) {
@@ -206,6 +212,10 @@ std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
             ring_op(Stmt::Kind::WaitEmpty, ring, depth, ctr, "ring " + S(e.ring) + ": slot free"));
         out.push_back(ring_op(Stmt::Kind::Arm, ring, depth, ctr,
                               "ring " + S(e.ring) + ": expect " + S(e.bytes) + " B", e.bytes));
+        break;
+      case Event::Kind::WaitEmpty:
+        out.push_back(ring_op(Stmt::Kind::WaitEmpty, ring, depth, ctr,
+                              "ring " + S(e.ring) + ": slot free for the exchange"));
         break;
       case Event::Kind::Release:
         out.push_back(ring_op(Stmt::Kind::Release, ring, depth, ctr,

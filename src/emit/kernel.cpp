@@ -129,7 +129,15 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         body_at_loop = body.size();  // the loop's own statements hold its zero-trip split
         body.insert(body.end(), v.begin(), v.end());
         if (L.stores_in_flight) {
-          body.push_back(guarded("thread_idx_in_warpgroup() == 0", bulk_wait(0, true, kExitWait)));
+          // The loop's stores may stay in flight into a later function-scope store of the same
+          // phase, whose thread drains them before exit, unless that store's staging overlays
+          // the loop's buffers or a later phase reuses them.
+          bool later_drains = later_fn_store(c, op) && !c.later_phase(op);
+          for (size_t k = 0; k < c.g.buffers.size() && later_drains; ++k)
+            later_drains = c.overlaid.count(static_cast<int>(k)) == 0;
+          if (!later_drains)
+            body.push_back(
+                guarded("thread_idx_in_warpgroup() == 0", bulk_wait(0, true, kExitWait)));
           L.stores_in_flight = false;
         }
       }

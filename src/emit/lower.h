@@ -76,7 +76,14 @@ struct Val {
   int scalar_value = -1;          // ... or the scalar value it broadcasts
   int buffer = -1;                // Smem: buffer id
   bool smem_trans = false;        // Smem: the memdesc's layout is transposed (memdesc_trans)
-  int desc_op = -1;               // Desc: the tt.make_tensor_descriptor op
+  int swizzle = 0;  // Smem: the buffer's swizzle when no memdesc type says it (an exchange)
+  // Acc: warpgroups side by side along the columns (warpsPerCTA [4, col_parts]); warpgroup k
+  // holds every row and columns [k * cols, (k + 1) * cols).
+  int col_parts = 1;
+  // Acc: a register transpose (tt.trans) kept as a view of its operand; only an exchange
+  // through shared memory reads it (exchange.cpp).
+  bool reg_trans = false;
+  int desc_op = -1;      // Desc: the tt.make_tensor_descriptor op
   int zero_iter = -1;    // the zero-initialized iter_arg this value equals on iteration 0, or -1
   bool partial = false;  // Row: per-lane partials of a quad sum; BCol: per-thread partials of a
                          // column sum; not yet reduced (partial.cpp)
@@ -271,9 +278,18 @@ std::optional<Spans> slice_rows(const Ctx& c, const sgraph::Buffer& b, const sgr
 // warpgroup may still access once this one's loops are done (no role-wide barrier needed).
 bool overlay_private(const Ctx& c, const sgraph::Role& r, int slice, const Spans& mine);
 
+// --- exchange.cpp
+// A convert_layout whose result buffer `b` (Ctx::buffer_of) is a register exchange: the tile
+// written to the ring slot, fenced and committed; the result is the slot.
+void lower_exchange(Lower& L, const ttgir::Op& o, const sgraph::Buffer& b, Lowered& out);
+void lower_trans(Lower& L, const ttgir::Op& o, Lowered& out);  // tt.trans: a view
+
 // --- lower_mem.cpp
 // --------------------------------------------------------------------------------
 Desc& desc_of(Ctx& c, const ttgir::Op& o);  // the descriptor a TMA op uses (operand 0)
+// Whether a function-scope descriptor store follows top-level op `op` (the last one's storing
+// thread drains every bulk group it issued before exit).
+bool later_fn_store(const Ctx& c, int op);
 int64_t inner_box(const Ctx& c, const Desc& d, int op);
 void fix_box(Ctx& c, Desc& d, std::vector<int64_t> box, int op);
 // blocked_ops.cpp: a blocked tile stored through staging buffer `b` and TMA.
@@ -284,6 +300,11 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
 void lower_fill(Lower& L, const ttgir::Op& o, const sgraph::Buffer& b, Lowered& out);
 void store_staged(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgraph::Buffer& b,
                   bool in_loop, std::vector<Stmt>& blk);
+// store_ring.cpp: a tile stored or reduce-added every iteration of a loop through a ring of
+// whole-tile staging slots (staging buffer b of depth >= 2 holding the whole tile).
+bool is_tile_ring(const Lower& L, const ttgir::Op& o, const Val& v, const sgraph::Buffer& b);
+void store_tile_ring(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgraph::Buffer& b,
+                     std::vector<Stmt>& blk);
 
 // --- plan.cpp
 // -------------------------------------------------------------------------------------
@@ -294,6 +315,8 @@ void plan_smem(Ctx& c);
 // ----------------------------------------------------------------------------------
 // Whether a layout's `parent` is the wgmma accumulator layout (row/column slices, dot operands).
 bool has_mma_parent(const Ctx& c, const ttgir::Type& t);
+// The warpgroups an #nvidia_mma tile is split over along its columns (warpsPerCTA[1]).
+int mma_col_warps(const Ctx& c, const ttgir::Type& t, int op);
 
 // --- blocked.cpp / blocked_ops.cpp
 // -------------------------------------------------------------------------------------

@@ -239,6 +239,15 @@ void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out) {
                             {L.slot_access(*b, Access::Engine::Tma, true)}, block_bytes));
 }
 
+bool later_fn_store(const Ctx& c, int op) {
+  const auto& top = c.f.top_ops();
+  auto it = std::find(top.begin(), top.end(), op);
+  if (it == top.end()) return false;
+  for (++it; it != top.end(); ++it)
+    if (ttgir::is_descriptor_store(c.op(*it).name)) return true;
+  return false;
+}
+
 namespace {
 
 // A 1-D store of a row vector (one f32 per row, e.g. a log-sum-exp): each warpgroup writes its
@@ -269,11 +278,7 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
       "one thread stores the rows"));
   // The same thread drains its bulk groups at the next function-scope store; only the last one
   // waits before exit.
-  const auto& top = c.f.top_ops();
-  bool later_store = false;
-  for (auto it = std::find(top.begin(), top.end(), o.id); it != top.end(); ++it)
-    later_store |= *it != o.id && c.op(*it).name == "tt.descriptor_store";
-  if (!later_store)
+  if (!later_fn_store(c, o.id))
     blk.push_back(if_("thread_idx_in_warpgroup() == 0", {bulk_wait(0, true, kExitWait)}));
 }
 
@@ -351,6 +356,20 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
     return;
   }
+  if (is_tile_ring(L, o, v, *b)) {
+    store_tile_ring(L, o, d, v, *b, blk);
+    out.body.push_back(block(blk, c.note(o.id) + " via staging ring " + S(b->id)));
+    return;
+  }
+  if (o.name == "tt.descriptor_reduce")
+    c.fail(o.id,
+           "a TMA reduce-add is implemented inside a loop through a ring of whole-tile "
+           "staging slots (staging buffer " +
+               S(b->id) + " is not one)");
+  if (v.col_parts > 1)
+    c.fail(o.id,
+           "storing a column-split accumulator tile outside a staging ring is not "
+           "implemented");
   if (v.packed) c.fail(o.id, "storing a loaded 16-bit register tile is not implemented");
   if (v.elem != d.elem || elem_bytes(d.elem) != 2)
     c.fail(o.id, "only 16-bit tile stores are implemented");
@@ -452,7 +471,9 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   blk.push_back(code("#pragma unroll"));
   blk.push_back(for_("int ch = 0", "ch < " + S(nbox), "++ch", chunk,
                      "convert to " + d.elem + " and store " + S(nbox) + " TMA boxes"));
-  if (!in_loop && !later)
+  // The last function-scope store's thread drains every group it issued (the stores of one
+  // phase stage in distinct bytes), so only that one waits before exit.
+  if (!in_loop && !later && !later_fn_store(c, o.id))
     blk.push_back(if_("thread_idx_in_warpgroup() == 0", {bulk_wait(0, true, kExitWait)}));
   out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
 }

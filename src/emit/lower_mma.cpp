@@ -37,9 +37,14 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
   const int kstep = 32 / std::max(1, elem_bytes(ea));
   if (elem_bytes(ea) == 0 || K % kstep != 0)
     c.fail(o.id, "K = " + S(K) + " is not a multiple of the wgmma k-step " + S(kstep));
-  if (N % 8 != 0 || N > 256) c.fail(o.id, "wgmma N must be a multiple of 8 up to 256");
-  if (vd.rows != L.split_rows(static_cast<int>(M), o.id) || vd.cols != N)
+  if (N % 8 != 0) c.fail(o.id, "wgmma N must be a multiple of 8 up to 256");
+  // Warpgroups split the rows (each its 64-row slabs) or, for a column-split accumulator, the
+  // columns: each warpgroup all rows and N / parts columns of B.
+  const bool col_split = vd.col_parts > 1;
+  const int64_t rows_wg = col_split ? M : L.split_rows(static_cast<int>(M), o.id);
+  if (vd.rows != rows_wg || static_cast<int64_t>(vd.cols) * vd.col_parts != N)
     c.fail(o.id, "accumulator shape differs from the MMA shape");
+  const int64_t NW = vd.cols;  // the wgmma N of this warpgroup
   const std::string TA = cuda_elem(c, ea, o.id), TB = cuda_elem(c, eb, o.id);
   const bool fp8 = elem_bytes(ea) == 1;
 
@@ -50,13 +55,25 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
     c.fail(o.id, "8-bit wgmma needs a K-major B operand (its layout asks for MN-major)");
   const int swb = swizzle_of(c, tb, o.id);
   if (swb == 0) c.fail(o.id, "wgmma operands need a swizzled shared layout");
-  const Text slot_b = L.slot_addr(bb);
+  Text slot_b = L.slot_addr(bb);
+  if (col_split) {
+    // This warpgroup's first column n0 = slice * NW of B: K-major ([N][K] rows of `swb` bytes
+    // per K box) it starts n0 rows in; MN-major (boxes of swb / eb columns, each [K][swb]) it
+    // starts in box n0 / (swb / eb), (n0 % (swb / eb)) elements in.
+    const int eb_b = elem_bytes(eb);
+    const Text n0 = "slice * " + S(NW);
+    slot_b = b_kmajor ? "(" + slot_b + " + " + n0 + " * " + S(swb) + ")"
+                      : "(" + slot_b + " + (" + n0 + ") / " + S(swb / eb_b) + " * " +
+                            S(static_cast<long long>(bb.shape.at(0)) * swb) + " + (" + n0 + ") % " +
+                            S(swb / eb_b) + " * " + S(eb_b) + ")";
+  }
   const Text desc_b =
       b_kmajor ? "wgmma_desc_k<" + S(swb) + ", " + S(bb.shape.at(0)) + ">(" + slot_b + ", ks)"
                : "wgmma_desc_mn<" + S(swb) + ", " + S(bb.shape.at(0)) + ">(" + slot_b + ", ks)";
   const std::string major_b = b_kmajor ? "Major::K" : "Major::MN";
   // "wgmma_ss<N, TA, TB, Major::K, major_b>(" and the RS form's head.
-  std::string ss_head = "wgmma_ss<" + S(N), rs_head = "wgmma_rs<" + S(N);
+  if (NW % 8 != 0 || NW > 256) c.fail(o.id, "wgmma N must be a multiple of 8 up to 256");
+  std::string ss_head = "wgmma_ss<" + S(NW), rs_head = "wgmma_rs<" + S(NW);
   for (std::string* h : {&ss_head, &rs_head}) {
     *h += ", ";
     *h += TA;
@@ -98,10 +115,11 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
     const bool a_mn = va.smem_trans;
     if (fp8 && a_mn)
       c.fail(o.id, "8-bit wgmma needs a K-major A operand (its layout asks for MN-major)");
-    const int swa = swizzle_of(c, ta, o.id);
+    // An exchanged register tile's slot has no memdesc type: its swizzle is the exchange's.
+    const int swa = va.swizzle > 0 ? va.swizzle : swizzle_of(c, ta, o.id);
     if (swa == 0) c.fail(o.id, "wgmma operands need a swizzled shared layout");
     const std::optional<RowSlabs> rows_a = row_slabs(ba.bytes, ba.shape.at(0), vd.rows, swa);
-    if (ba.loop < 0 && L.split() && !a_mn && rows_a) {
+    if (ba.loop < 0 && L.split() && !col_split && !a_mn && rows_a) {
       // A resident, row-split K-major A: this warpgroup reads only its rows of each swizzle box
       // (what lets an epilogue staging overlay the other rows, overlay.cpp).
       for (long long box = 0; box < rows_a->boxes; ++box)
@@ -119,8 +137,9 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
       c.fail(o.id, "an MN-major A slab of 64 rows does not start on a " + S(swa) + "-byte box");
     for (int s = 0; s < slabs; ++s) {
       // Rows of this slab: the warpgroup's slice of the A tile, then 64 * s.
-      const Text row0 =
-          L.split() ? "(slice * " + S(vd.rows) + " + " + S(64LL * s) + ")" : Text(S(64LL * s));
+      const Text row0 = L.split() && !col_split
+                            ? "(slice * " + S(vd.rows) + " + " + S(64LL * s) + ")"
+                            : Text(S(64LL * s));
       const Text desc_a = a_mn ? "wgmma_desc_mn<" + S(swa) + ", " + S(ba.shape.at(0)) + ">(" +
                                      slot_a + " + " + row0 + " / " + S(swa / elem_bytes(ea)) +
                                      " * " + S(1LL * ba.shape.at(0) * swa) + ", ks)"

@@ -123,6 +123,11 @@ void lower_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
   }
   Val v = L.from_type(res, o.id);
   v.zero_iter = zero;
+  for (int a : o.operands)
+    if (L.has(a) && L.val(a, o.id).lay == Lay::Acc && L.val(a, o.id).col_parts != v.col_parts)
+      L.c.fail(o.id, "operand %" + L.c.f.value(a).name +
+                         " is distributed over the warpgroups differently from the result (rows "
+                         "against columns): a layout conversion is missing");
   const char* map = v.lay == Lay::Acc   ? "tile_map"
                     : v.lay == Lay::Row ? "row_map"
                     : v.lay == Lay::Col ? "col_map"
@@ -139,7 +144,7 @@ void lower_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
 bool only_stored(const Ctx& c, int value) {
   for (int u : c.f.value(value).users) {
     const ttgir::Op& uo = c.op(u);
-    if (uo.name == "tt.descriptor_store") continue;
+    if (ttgir::is_descriptor_store(uo.name)) continue;
     if (uo.name == "ttg.convert_layout" && only_stored(c, uo.results.at(0))) continue;
     return false;
   }
@@ -270,8 +275,13 @@ void lower_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
 // ttg.convert_layout: every conversion the emitter supports is a view. To the register A operand
 // of an MMA (the accumulator layout of a k16 block is the A fragment layout), to a blocked layout
 // that is only stored (the store writes from the source layout), or between equal layouts.
-void lower_convert_layout(Lower& L, const ttgir::Op& o, Lowered&) {
+void lower_convert_layout(Lower& L, const ttgir::Op& o, Lowered& out) {
+  if (const sgraph::Buffer* b = L.c.buffer_of(o.id)) return lower_exchange(L, o, *b, out);
   Val v = L.val(o.operands.at(0), o.id);
+  if (v.reg_trans)
+    L.c.fail(o.id,
+             "a transposed register tile is only converted through a shared-memory "
+             "exchange of the schedule graph");
   const int res = o.results.at(0);
   const std::string to = L.c.m.encoding_kind(L.c.type(res));
   if (to == "ttg.dot_op" && v.lay == Lay::Acc) {
@@ -333,9 +343,11 @@ const std::map<std::string, LowerFn>& op_table() {
         {"tt.broadcast", lower_broadcast},
         {"ttg.convert_layout", lower_convert_layout},
         {"ttg.memdesc_trans", lower_memdesc_trans},
+        {"tt.trans", lower_trans},
         {"ttg.local_alloc", lower_local_alloc},
         {"tt.make_tensor_descriptor", lower_make_desc},
         {"tt.descriptor_load", lower_descriptor_load},
+        {"tt.descriptor_reduce", lower_descriptor_store},
         {"tt.descriptor_store", lower_descriptor_store},
         {"ttng.warp_group_dot", lower_mma},
         {"scf.yield", lower_nothing},  // loop-carried values: the expander's carries

@@ -63,6 +63,16 @@ bool has_mma_parent(const Ctx& c, const ttgir::Type& t) {
   return rp.kind == ttgir::Attribute::Kind::Dialect && rp.text == "ttg.nvidia_mma";
 }
 
+int mma_col_warps(const Ctx& c, const ttgir::Type& t, int op) {
+  const ttgir::Attribute* w = c.m.encoding_param(t, "warpsPerCTA");
+  const auto wpc = w ? w->as_int_array() : std::vector<int64_t>{};
+  if (wpc.size() != 2) c.fail(op, "an #nvidia_mma layout without a rank-2 warpsPerCTA");
+  if (wpc[1] > 1 && wpc[0] != 4)
+    c.fail(op, "an #nvidia_mma layout with warpsPerCTA [" + S(wpc[0]) + ", " + S(wpc[1]) +
+                   "]: a column split needs whole warpgroups along the rows ([4, n])");
+  return static_cast<int>(wpc[1]);
+}
+
 Val Lower::from_type(int value, int op) const {
   const ttgir::Type& t = c.type(value);
   Val v;
@@ -89,14 +99,40 @@ Val Lower::from_type(int value, int op) const {
   const std::string kind = c.m.encoding_kind(t);
   if (kind == "ttg.nvidia_mma" && t.shape.size() == 2) {
     v.lay = Lay::Acc;
-    v.rows = split_rows(static_cast<int>(t.shape[0]), op);
-    v.cols = static_cast<int>(t.shape[1]);
+    const int wc = mma_col_warps(c, t, op);
+    if (wc > 1) {
+      // Warpgroups side by side along the columns (warpsPerCTA [4, wc]; a warpgroup's four warps
+      // are consecutive along the rows): warpgroup k holds every row and columns
+      // [k * cols, (k + 1) * cols).
+      if (r.split_parts != wc || r.pingpong)
+        c.fail(op, "an accumulator tile split over " + S(wc) +
+                       " warpgroups along its columns needs a cooperative role of as many "
+                       "warpgroups (role " +
+                       r.name + " has " + S(r.split_parts) + ")");
+      if (t.shape[1] % wc != 0) c.fail(op, "the tile's columns do not split evenly");
+      v.rows = static_cast<int>(t.shape[0]);
+      v.cols = static_cast<int>(t.shape[1] / wc);
+      v.col_parts = wc;
+    } else {
+      v.rows = split_rows(static_cast<int>(t.shape[0]), op);
+      v.cols = static_cast<int>(t.shape[1]);
+    }
     if (v.rows % 64 != 0 || v.cols % 8 != 0 || v.cols > 256)
       c.fail(op,
              "an accumulator-layout tile needs rows per warpgroup % 64 == 0 and columns % 8 "
              "== 0, <= 256; got [" +
                  S(v.rows) + ", " + S(v.cols) + "]");
     return v;
+  }
+  if ((kind == "ttg.slice" || kind == "ttg.dot_op") && has_mma_parent(c, t)) {
+    const ttgir::Attribute* p = c.m.encoding_param(t, "parent");
+    const ttgir::Attribute* w = c.m.resolve(*p).get("warpsPerCTA");
+    const auto wpc = w ? w->as_int_array() : std::vector<int64_t>{};
+    if (wpc.size() == 2 && wpc[1] > 1)
+      c.fail(op, kind + " of an accumulator layout split along its columns (warpsPerCTA [" +
+                     S(wpc[0]) + ", " + S(wpc[1]) +
+                     "]) is not implemented (row and column vectors and register A operands of "
+                     "such tiles)");
   }
   if (kind == "ttg.slice" && t.shape.size() == 1 && has_mma_parent(c, t)) {
     const ttgir::Attribute* d = c.m.encoding_param(t, "dim");
@@ -165,6 +201,7 @@ Text Lower::whole_operand(int value, Lay res, int op) const {
     c.fail(op, std::string("operand %") + c.f.value(value).name + ": " + what);
   };
   if (v.convert_on_store) bad("a truncated tile is only stored, not computed with");
+  if (v.reg_trans) bad("a transposed register tile is only exchanged through shared memory");
   if (v.staged >= 0)
     bad("a staged epilogue operand exists one stored box at a time: only elementwise math "
         "feeding its store may read it");

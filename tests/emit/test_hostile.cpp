@@ -55,13 +55,14 @@ Outcome emit_text(const std::string& text, std::string* out = nullptr) {
 }
 
 // Every committed corpus graph, not case1's alone: case5's bias and staging, case3's two MMAs,
+// case4's register exchange, column-split accumulator and in-loop reduce-add,
 // case6's blocked tiles, case7's column sums, case8's phases and case9's row vectors of the
 // accumulator layout have fields case1 lacks.
 class EmitHostileCorpus : public ::testing::TestWithParam<const char*> {};
 
 INSTANTIATE_TEST_SUITE_P(Corpus, EmitHostileCorpus,
                          ::testing::Values("case1_simple_gemm", "case2_persistent_gemm", "case3_FA",
-                                           "case5_addmm_bias", "case6_layernorm",
+                                           "case4_FA_bwd", "case5_addmm_bias", "case6_layernorm",
                                            "case7_wgrad_bias", "case8_multiphase_gemm",
                                            "case9_scaled_mm/blockwise"));
 

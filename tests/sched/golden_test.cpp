@@ -416,3 +416,50 @@ TEST(Kernel, UnderivableGridAxisNamesTheProgramIdAndTheFlag) {
   auto ks = sched::schedule_kernel(m, "x", t, o);
   EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(M, 64)");
 }
+
+// Attention backward: dSᵀ, transposed in registers for dQ's MMA, is exchanged through a ring of
+// its own (the tile as the registers hold it, [128, 64] f16) that the consumer role fills for
+// itself through a "store" channel (every warp of both warpgroups commits, both release), and the
+// consumers stay cooperative; dQ's reduce-add stages through a ring of whole tiles.
+TEST(Kernel, TransposedRegisterTileIsExchangedThroughAStoreChannel) {
+  InRepo here;
+  auto t = target();
+  auto ks = sched::schedule_kernel(ttgir::parse_file("examples/case4_FA_bwd/pre_modulo.ttgir"),
+                                   "x", t, {});
+  const auto& f = ks.graph.ir.function(ks.graph.kernel.name);
+  ASSERT_EQ(ks.graph.launch.roles.size(), 2u);
+  const auto& consumer = ks.graph.launch.roles.at(1);
+  EXPECT_FALSE(consumer.pingpong);
+  int exchanges = 0, reduces = 0;
+  for (const auto& b : ks.graph.buffers) {
+    const auto& op = f.op(b.producer_op);
+    if (op.name == "ttg.convert_layout") {
+      ++exchanges;
+      EXPECT_EQ(b.shape, (std::vector<int>{128, 64}));
+      EXPECT_EQ(b.elem, "f16");
+      ASSERT_GE(b.loop, 0);
+      bool channel = false;
+      for (const auto& ch : ks.graph.loops.at(static_cast<size_t>(b.loop)).channels)
+        if (ch.ring == b.ring) {
+          channel = true;
+          EXPECT_EQ(ch.mechanism, "store");
+          EXPECT_EQ(ch.producer_role, consumer.id);
+          EXPECT_EQ(ch.consumer_role, consumer.id);
+          EXPECT_EQ(ch.full_arrivals, 8);
+          EXPECT_EQ(ch.empty_arrivals, 8);
+          EXPECT_EQ(ch.expect_bytes, 0);
+        }
+      EXPECT_TRUE(channel);
+      ASSERT_EQ(b.consumer_ops.size(), 1u);
+      EXPECT_EQ(f.op(b.consumer_ops[0]).name, "ttng.warp_group_dot");
+    }
+    if (op.name == "tt.descriptor_reduce") {
+      ++reduces;
+      EXPECT_EQ(b.shape, (std::vector<int>{64, 64}));
+      EXPECT_GE(b.depth, 2);
+    }
+  }
+  EXPECT_EQ(exchanges, 1);
+  EXPECT_EQ(reduces, 1);
+  EXPECT_TRUE(sgraph::check(ks.graph).empty());
+}

@@ -120,8 +120,8 @@ struct Stmt {
   long long bytes = 0;
   int pending = 0, bar_id = 0, threads = 0;
   int depth = 0, full = 0, empty = 0, loop = -1;
-  // BulkWait in loop `loop`: -1 when it only waits for the previous iteration's stores (needless
-  // in the loop's first iteration), +1 when only for the next iteration's (needless in its last).
+  // BulkWait in loop `loop`: -n when it only waits for the stores of iteration i - n (needless in
+  // the loop's first n iterations), +1 when only for the next iteration's (needless in its last).
   int iter_dep = 0;
   std::vector<Text> acc, fence;
   std::vector<Access> mem;

@@ -3,8 +3,8 @@
 // vendor_cudnn.py, and the parent code merges whatever it leaves into a case3-like bench
 // measurement. A success fills the vendor column; a missing python3 or torch, an error, a crash,
 // a hang, a truncated or incomplete result changes the vendor cell only, never the generated and
-// hand-written figures. The real vendor_cudnn.py and vendor_layernorm.py are run too, on a
-// machine without torch.
+// hand-written figures. The real vendor scripts of case3_FA, case4_FA_bwd and case6_layernorm are
+// run too, on a machine without torch.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -20,8 +20,8 @@ using namespace sched2cu::harness;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-#if !defined(FAKE_VENDOR) || !defined(CASE3_DIR) || !defined(CASE6_DIR)
-#error "FAKE_VENDOR, CASE3_DIR and CASE6_DIR must name the fake vendor script and the cases"
+#if !defined(FAKE_VENDOR) || !defined(CASE3_DIR) || !defined(CASE4_DIR) || !defined(CASE6_DIR)
+#error "FAKE_VENDOR, CASE3_DIR, CASE4_DIR and CASE6_DIR must name the fake vendor script and cases"
 #endif
 
 namespace {
@@ -148,6 +148,16 @@ TEST_F(VendorScript, RealCudnnScriptWithoutTorch) {
   Measurement m = case3_like("vendor_cudnn.py");
   VendorScriptRun run;
   run_vendor_script(m, CASE3_DIR, run);
+  expect_kernels_kept(m);
+  EXPECT_EQ(bench_cell(m, "vendor"), "(no torch)");
+}
+
+TEST_F(VendorScript, RealCudnnBackwardScriptWithoutTorch) {
+  if (run_process({"python3", "-c", "import torch"}).ok())
+    GTEST_SKIP() << "torch is installed here: case4_FA_bwd's vendor_cudnn.py would measure";
+  Measurement m = case3_like("vendor_cudnn.py");
+  VendorScriptRun run;
+  run_vendor_script(m, CASE4_DIR, run);
   expect_kernels_kept(m);
   EXPECT_EQ(bench_cell(m, "vendor"), "(no torch)");
 }

@@ -424,8 +424,8 @@ TEST(Kernel, UnderivableGridAxisNamesTheProgramIdAndTheFlag) {
 TEST(Kernel, TransposedRegisterTileIsExchangedThroughAStoreChannel) {
   InRepo here;
   auto t = target();
-  auto ks = sched::schedule_kernel(ttgir::parse_file("examples/case4_FA_bwd/pre_modulo.ttgir"),
-                                   "x", t, {});
+  auto ks = sched::schedule_kernel(ttgir::parse_file("examples/case4_FA_bwd/pre_modulo.ttgir"), "x",
+                                   t, {});
   const auto& f = ks.graph.ir.function(ks.graph.kernel.name);
   ASSERT_EQ(ks.graph.launch.roles.size(), 2u);
   const auto& consumer = ks.graph.launch.roles.at(1);

@@ -90,8 +90,25 @@ bool is_free_register_view(const ttgir::Module& m, const Function& f, const Op& 
   const auto* kw = m.encoding_param(to, "kWidth");
   const auto* parent = m.encoding_param(to, "parent");
   const ttgir::Attribute* enc = m.encoding_of(from);
-  return idx && idx->as_int() == 0 && kw && kw->as_int() == 2 && parent && enc &&
-         m.resolve(*parent).str() == enc->str();
+  if (!idx || idx->as_int() != 0 || !kw || kw->as_int() != 2 || !parent || !enc) return false;
+  const ttgir::Attribute& par = m.resolve(*parent);
+  if (par.str() == enc->str()) return true;
+  // Two wgmma accumulator layouts that differ only in the instruction's N (instrShape) hold
+  // every element in the same thread and register: the A operand of a narrower MMA of the same
+  // warps (attention backward's P and dS with 128-row Q tiles, feeding 64-wide MMAs).
+  auto same_but_n = [](const ttgir::Attribute& a, const ttgir::Attribute& b) {
+    for (const char* k : {"versionMajor", "versionMinor", "warpsPerCTA"}) {
+      const ttgir::Attribute *x = a.get(k), *y = b.get(k);
+      if (x == nullptr || y == nullptr || x->str() != y->str()) return false;
+    }
+    const ttgir::Attribute *x = a.get("instrShape"), *y = b.get("instrShape");
+    if (x == nullptr || y == nullptr) return false;
+    const auto ix = x->as_int_array(), iy = y->as_int_array();
+    return ix.size() == 3 && iy.size() == 3 && ix[0] == iy[0] && ix[2] == iy[2];
+  };
+  return par.kind == ttgir::Attribute::Kind::Dialect && par.text == "ttg.nvidia_mma" &&
+         enc->kind == ttgir::Attribute::Kind::Dialect && enc->text == "ttg.nvidia_mma" &&
+         same_but_n(par, *enc);
 }
 
 ValueId exchange_source(const Function& f, const Op& op) {

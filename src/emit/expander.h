@@ -102,7 +102,7 @@ class Expander {
   std::vector<Stmt> instantiate(std::vector<Stmt> body, const SInst& si, int s);
   int age_of(int value, int s_use) const;
   // What a reference to `value` in a stage-s_use instance of event `reader` (nullptr: a carry
-  // shift or an MMA's issue-time operands) reads: (value, age), iter_args resolved to the
+  // shift) reads: (value, age), iter_args resolved to the
   // previous iteration's yield; age INT_MIN for values from outside the loop. A read one step
   // after the definition that comes before the definition in the step reads the variable itself
   // (age 0): there it still holds the previous step's value, which is what its copy holds.

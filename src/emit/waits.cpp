@@ -11,7 +11,10 @@
 
 namespace sched2cu::emit::detail {
 
-// The variables an MMA node's group reads or writes asynchronously, as named at its issue.
+// The variables an MMA node's group reads or writes asynchronously, as named at its issue (a
+// register operand defined later in the step than the MMA is read from its own variable, which
+// still holds the previous iteration's value: read_of with the MMA as the reader, as the issue
+// itself names it).
 std::vector<std::pair<int, int>> Expander::mma_regs(int n) const {
   std::vector<std::pair<int, int>> out;
   const int s = node_stage_.at(n);
@@ -20,7 +23,7 @@ std::vector<std::pair<int, int>> Expander::mma_regs(int n) const {
       for (const auto& t : e.low.mma_regs)
         for (const auto& p : t.pieces())
           if (p.value >= 0 && !is_pseudo(p.value)) {
-            const auto [v, a] = read_of(p.value, s);
+            const auto [v, a] = read_of(p.value, s, &e);
             if (a != INT_MIN) out.emplace_back(v, a);
           }
   return out;

@@ -463,3 +463,24 @@ TEST(Kernel, TransposedRegisterTileIsExchangedThroughAStoreChannel) {
   EXPECT_EQ(reduces, 1);
   EXPECT_TRUE(sgraph::check(ks.graph).empty());
 }
+
+// With 128-row Q tiles, P and dS are 128 columns wide (#mma, instrShape N 128) and feed 64-wide
+// MMAs as dot operands of #mma1 (N 64): the same warps and registers, a free view. Only dSᵀ,
+// transposed for dQ, is exchanged through shared memory.
+TEST(Kernel, AccumulatorLayoutsDifferingInInstrNAreAFreeView) {
+  InRepo here;
+  auto t = target();
+  auto ks =
+      sched::schedule_kernel(ttgir::parse_file("tests/emit/fa_bwd_m128_input.ttgir"), "x", t, {});
+  const auto& f = ks.graph.ir.function(ks.graph.kernel.name);
+  int exchanges = 0;
+  for (const auto& b : ks.graph.buffers)
+    if (f.op(b.producer_op).name == "ttg.convert_layout") {
+      ++exchanges;
+      const auto* src = f.def_op(f.op(b.producer_op).operands.at(0));
+      ASSERT_NE(src, nullptr);
+      EXPECT_EQ(src->name, "tt.trans");
+    }
+  EXPECT_EQ(exchanges, 1);
+  EXPECT_TRUE(sgraph::check(ks.graph).empty());
+}

@@ -43,6 +43,19 @@ Text blocked_bar(const Ctx& c) {
   return c.blocked_warps > 4 ? Text(S(c.bar_role())) : S(c.bar_warpgroup()) + " + wg";
 }
 
+Text splat_text(const Val& v) {
+  Text x = v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar);
+  if (!v.cty.empty() && v.cty.back() == '*') return "static_cast<" + v.cty + ">(" + x + ")";
+  return x;
+}
+
+// The `start` of a make_range in layout `v`: an accumulator row vector counts the rows of its
+// warpgroup's slice of the tile (slice * rows in a role split along the rows).
+Text range_start(const Lower& L, const Val& v, long long start) {
+  if (v.blay.mma_row && L.split()) return S(start) + " + slice * " + S(v.blay.R);
+  return S(start);
+}
+
 namespace {
 
 int cty_bytes(const std::string& t) {
@@ -61,24 +74,11 @@ Text scratch(Ctx& c, long long bytes, const std::string& cty) {
   return "reinterpret_cast<" + cty + "*>(scratch)";
 }
 
-Text splat_text(const Val& v) {
-  Text x = v.scalar.empty() ? R(v.scalar_value) : Text(v.scalar);
-  if (!v.cty.empty() && v.cty.back() == '*') return "static_cast<" + v.cty + ">(" + x + ")";
-  return x;
-}
-
 bool rows_match(const BLayout& a, const BLayout& b) {
   return a.R == b.R && a.S0 == b.S0 && a.T0 == b.T0 && a.W0 == b.W0 && a.mma_row == b.mma_row;
 }
 bool cols_match(const BLayout& a, const BLayout& b) {
   return a.C == b.C && a.S1 == b.S1 && a.T1 == b.T1 && a.W1 == b.W1;
-}
-
-// The `start` of a make_range in layout `v`: an accumulator row vector counts the rows of its
-// warpgroup's slice of the tile (slice * rows in a role split along the rows).
-Text range_start(const Lower& L, const Val& v, long long start) {
-  if (v.blay.mma_row && L.split()) return S(start) + " + slice * " + S(v.blay.R);
-  return S(start);
 }
 
 void b_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
@@ -426,6 +426,20 @@ void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   }
   Val v = blocked_val(c, res, o.id);
   if (p.lay != v.lay) c.fail(o.id, "the pointers of a load must be a tensor of pointers");
+  if (c.lazy_loads.count(o.id) != 0) {
+    // Read where it is used (lazy_loads.cpp): the address of element 0, and the vector's lines
+    // brought into L1 now, where the schedule placed the load, so the uses hit.
+    v.lazy = true;
+    v.storage = res;
+    const long long n = v.lay == Lay::BRow ? v.blay.R : v.blay.C;
+    out.decls.push_back(decl(L.ctype(v, o.id), res, {}, false, c.note(o.id)));
+    out.body.push_back(code(R(res) + " = " + lazy_base(L, o.operands[0], o.id) + ";",
+                            c.note(o.id) + ": read where used"));
+    out.body.push_back(code("prefetch_l1(" + R(res) + ", " + S(n) + " * sizeof(" + v.cty + "));",
+                            "its lines into L1"));
+    L.set(res, v);
+    return;
+  }
   adapter(L, o.operands[0], v, o.id);  // layout check
   const Text mask =
       o.operands.size() > 1 ? adapter(L, o.operands[1], v, o.id) : Text("bsplat(true)");
@@ -477,18 +491,18 @@ Text adapter(const Lower& L, int value, const Val& res, int op) {
   if (v.lay == Lay::Splat) return "bsplat(" + splat_text(v) + ")";
   const BLayout &a = v.blay, &r = res.blay;
   bool ok = false;
-  Text t;
+  std::string t;
   switch (res.lay) {
     case Lay::BTile:
-      if (v.lay == Lay::BTile) ok = rows_match(a, r) && cols_match(a, r), t = "btile(";
-      if (v.lay == Lay::BRowB) ok = rows_match(a, r), t = "brow(";
-      if (v.lay == Lay::BColB) ok = cols_match(a, r), t = "bcol(";
+      if (v.lay == Lay::BTile) ok = rows_match(a, r) && cols_match(a, r), t = "btile";
+      if (v.lay == Lay::BRowB) ok = rows_match(a, r), t = "brow";
+      if (v.lay == Lay::BColB) ok = cols_match(a, r), t = "bcol";
       break;
     case Lay::BRow:
-      if (v.lay == Lay::BRow) ok = rows_match(a, r), t = "brow(";
+      if (v.lay == Lay::BRow) ok = rows_match(a, r), t = "brow";
       break;
     case Lay::BCol:
-      if (v.lay == Lay::BCol) ok = cols_match(a, r), t = "bcol(";
+      if (v.lay == Lay::BCol) ok = cols_match(a, r), t = "bcol";
       break;
     default:
       break;
@@ -496,7 +510,11 @@ Text adapter(const Lower& L, int value, const Val& res, int op) {
   if (!ok)
     L.c.fail(op, "operand %" + L.c.f.value(value).name +
                      ": its layout does not match the result's (a layout conversion is missing)");
-  return t + R(v.storage) + ")";
+  if (v.lazy) {  // read where used (lazy_loads.cpp): this thread's elements, from memory
+    if (t == "btile") L.c.fail(op, "internal: a read-at-use vector used as a tile");
+    return t + "_at<" + v.blay.text() + ">(" + R(v.storage) + ")";
+  }
+  return t + "(" + R(v.storage) + ")";
 }
 
 // The longest run of column slots a pointer tile moves as one vector: a power of two dividing S1,
@@ -518,7 +536,23 @@ Stmt reduce_col_partial(Lower& L, const Val& v, int op) {
               c.note(op) + " reads a deferred column sum: reduced here");
 }
 
+namespace {
+void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out);
+}  // namespace
+
 void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out) {
+  if (L.c.folded_ops.count(o.id) != 0) {
+    // Pointer arithmetic only read-at-use loads read (lazy_loads.cpp): its value model alone.
+    Lowered none;
+    lower_blocked_op(L, o, none);
+    out.body.push_back(comment(L.c.note(o.id) + ": folded into the read-at-use loads"));
+    return;
+  }
+  lower_blocked_op(L, o, out);
+}
+
+namespace {
+void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out) {
   const std::string& n = o.name;
   if (n == "arith.constant") return b_constant(L, o, out);
   if (n == "tt.splat") return b_splat(L, o, out);
@@ -535,5 +569,6 @@ void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out) {
     return b_elementwise(L, o, out);
   L.c.fail(o.id, "no lowering of this op for blocked tensors");
 }
+}  // namespace
 
 }  // namespace sched2cu::emit

@@ -36,6 +36,7 @@ Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts) {
   plan_smem(c);
   plan_quad_partials(c);
   plan_col_partials(c);
+  plan_lazy_loads(c);
   Program p;
   p.body = lower_kernel(c);
   p.after = "}\n\n}  // namespace\n\n" + lower_host(c, kname);

@@ -93,6 +93,9 @@ struct Val {
   int contig = 1;             // integer/pointer tensors: proven consecutive run along the last dim
   bool uniform_cols = false;  // equal along the last dimension (splat, row broadcast)
   int smem_buffer = -1;       // a TMA-loaded tile still in its ring slot (read where first used)
+  // A row or column vector read where it is used (lazy_loads.cpp): its variable holds the
+  // address of element 0 (a `const cty*`), every use reads the elements it needs from memory.
+  bool lazy = false;
   // A staged epilogue operand (staged.cpp): an Acc tile that exists only one stored box at a
   // time, in staging buffer `staged` (its fill), or computed from one there by `box_ops` (the
   // elementwise ops to evaluate per box, in program order), inside its store's box loop.
@@ -118,6 +121,10 @@ struct Ctx {
   std::set<int> quad_partials;
   // Blocked column vectors held as per-thread partials of a column sum (plan_col_partials).
   std::set<int> col_partials;
+  // Vector loads read where they are used, and the pointer arithmetic only they read, which
+  // emits nothing (plan_lazy_loads).
+  std::set<int> lazy_loads;
+  std::set<int> folded_ops;
   // Names a value prints as another's (value, age): a loop result as its last yield's variable.
   std::map<int, std::pair<int, int>> alias;
   // Per-warpgroup scratch for blocked reductions across warps and layout conversions, placed
@@ -354,6 +361,14 @@ void plan_quad_partials(Ctx& c);
 // Decides Ctx::col_partials: column sums of blocked tiles whose reduction across lanes and warps
 // waits until after the loop they accumulate in (once per run of it, not once per iteration).
 void plan_col_partials(Ctx& c);
+// Decides Ctx::lazy_loads and Ctx::folded_ops (lazy_loads.cpp).
+void plan_lazy_loads(Ctx& c);
+// The address of element 0 of a lazy load's vector, from its affine pointer operand.
+Text lazy_base(const Lower& L, int ptr, int op);
+// A splat's scalar as text (a pointer splat cast to its pointer type), and a make_range's start
+// in layout `v` (blocked_ops.cpp).
+Text splat_text(const Val& v);
+Text range_start(const Lower& L, const Val& v, long long start);
 
 // --- expander.cpp --------------------------------------------------------------------------------
 // The role's statements for scheduled loop `li` (nested loops recursively): declarations, trip

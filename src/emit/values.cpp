@@ -160,6 +160,7 @@ Val Lower::from_type(int value, int op) const {
 }
 
 std::string Lower::ctype(const Val& v, int op) const {
+  if (v.lazy) return "const " + v.cty + "*";  // the address of element 0 (lazy_loads.cpp)
   switch (v.lay) {
     case Lay::Scalar:
       if (!v.cty.empty()) return v.cty;
@@ -217,8 +218,13 @@ Text Lower::whole_operand(int value, Lay res, int op) const {
       if (v.lay == Lay::RowB) return "row_bcast(" + R(v.storage) + ")";
       if (v.lay == Lay::ColB) return "col_bcast(" + R(v.storage) + ")";
       // A blocked column vector in the accumulator's column layout (blocked.cpp, is_mma_col).
-      if (v.lay == Lay::BColB && v.blay.mma_col) return "mcol_bcast(" + R(v.storage) + ")";
-      if (v.lay == Lay::BRowB && v.blay.mma_row) return "mrow_bcast(" + R(v.storage) + ")";
+      // A read-at-use vector (lazy_loads.cpp) reads its elements from memory at each use.
+      if (v.lay == Lay::BColB && v.blay.mma_col)
+        return v.lazy ? "mcol_bcast_at<" + v.blay.text() + ">(" + R(v.storage) + ")"
+                      : "mcol_bcast(" + R(v.storage) + ")";
+      if (v.lay == Lay::BRowB && v.blay.mma_row)
+        return v.lazy ? "mrow_bcast_at<" + v.blay.text() + ">(" + R(v.storage) + ")"
+                      : "mrow_bcast(" + R(v.storage) + ")";
       break;
     case Lay::Row:
       if (v.lay == Lay::Row) return "row(" + R(v.storage) + ")";

@@ -13,6 +13,31 @@
 namespace sched2cu::emit {
 namespace {
 
+// Whether a function-scope staging overlaid on the rings (Ctx::overlaid) shares a byte with the
+// staging that the stores of loop `li` or a loop nested in it read (descriptor stores and
+// reduce-adds staged in a loop buffer): only then must those stores be drained before it.
+bool overlay_meets_loop_staging(const Ctx& c, int li) {
+  std::vector<int> nest{li};
+  for (size_t i = 0; i < nest.size(); ++i)
+    for (const auto& n : c.g.loops.at(static_cast<size_t>(nest[i])).nodes)
+      if (n.child_loop >= 0) nest.push_back(n.child_loop);
+  auto span = [&](const sgraph::Buffer& b) {
+    const long long at = c.buf_offset.at(b.id);
+    return std::pair{at, at + static_cast<long long>(b.bytes) * std::max(b.depth, 1)};
+  };
+  for (const auto& s : c.g.buffers) {
+    if (std::find(nest.begin(), nest.end(), s.loop) == nest.end() ||
+        !ttgir::is_descriptor_store(c.op(s.producer_op).name))
+      continue;
+    const auto [s0, s1] = span(s);
+    for (int o : c.overlaid) {
+      const auto [o0, o1] = span(c.g.buffers.at(static_cast<size_t>(o)));
+      if (o0 < s1 && s0 < o1) return true;
+    }
+  }
+  return false;
+}
+
 bool is_view_op(const std::string& n) {
   static const std::set<std::string> v = {
       "tt.splat",          "arith.constant", "ttg.local_alloc", "tt.make_tensor_descriptor",
@@ -130,11 +155,10 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         body.insert(body.end(), v.begin(), v.end());
         if (L.stores_in_flight) {
           // The loop's stores may stay in flight into a later function-scope store of the same
-          // phase, whose thread drains them before exit, unless that store's staging overlays
-          // the loop's buffers or a later phase reuses them.
-          bool later_drains = later_fn_store(c, op) && !c.later_phase(op);
-          for (size_t k = 0; k < c.g.buffers.size() && later_drains; ++k)
-            later_drains = c.overlaid.count(static_cast<int>(k)) == 0;
+          // phase, whose thread drains them before exit, unless a staging overlaid after the
+          // loops rewrites bytes they read or a later phase reuses them.
+          const bool later_drains =
+              later_fn_store(c, op) && !c.later_phase(op) && !overlay_meets_loop_staging(c, li);
           if (!later_drains)
             body.push_back(
                 guarded("thread_idx_in_warpgroup() == 0", bulk_wait(0, true, kExitWait)));

@@ -11,7 +11,11 @@ namespace sched2cu::emit {
 
 bool is_tile_ring(const Lower& L, const ttgir::Op& o, const Val& v, const sgraph::Buffer& b) {
   const int li = L.c.loop_of_op(o.id);
-  if (li < 0 || b.loop != li || b.depth < 2 || v.lay != Lay::Acc || v.staged >= 0) return false;
+  if (li < 0 || b.loop != li || b.depth < 1 || v.lay != Lay::Acc || v.staged >= 0) return false;
+  // One slot: the plain staging path (lower_mem.cpp) stores it, unless it cannot: a reduce-add
+  // or a column-split tile, which this path handles at any depth (the shared-memory budget cut
+  // attention backward's dQ ring to one slot at 128-row Q tiles).
+  if (b.depth == 1 && o.name != "tt.descriptor_reduce" && v.col_parts == 1) return false;
   const int row_parts = v.col_parts > 1 ? 1 : L.r.split_parts;
   return b.shape == std::vector<int>{v.rows * row_parts, v.cols * v.col_parts};
 }

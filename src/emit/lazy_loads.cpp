@@ -17,7 +17,9 @@
 //   loads ahead of another iteration's stores already assumes);
 // - every use, through expand_dims and broadcast views, is elementwise math in the same loop.
 // The pointer arithmetic only such loads read is folded (`folded_ops`): it emits nothing.
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "lower.h"
@@ -123,11 +125,96 @@ bool rank1_slice(const Ctx& c, int value) {
          c.m.encoding_kind(t) == "ttg.slice";
 }
 
+// Registers per thread that a register tensor of the loop takes, estimated from its layout:
+// a tile spreads its 32-bit words over the kernel's threads (16-bit elements two to a
+// register); a row or column vector sits in every thread of the lanes and warps across it
+// (an #nvidia_mma column in the 4 lanes of a quad per column warp, a row in 8 lanes per row
+// warp). Splats, constants and views take none: they are not materialized.
+// Registers per consumer thread that addresses, indices, loop counters, descriptors and the
+// compiler's temporaries take beside the loop's tensors (an estimate, not a measurement).
+constexpr int kRegisterReserve = 48;
+
+int thread_regs(const Ctx& c, int value) {
+  const ttgir::Type& t = c.type(value);
+  if (t.kind != ttgir::Type::Kind::Tensor) return 0;
+  const ttgir::Op* d = c.f.def_op(value);
+  if (d != nullptr && (d->name == "tt.splat" || d->name == "arith.constant" || is_view(d->name)))
+    return 0;
+  const long long bits = std::max(t.element_bits(), 16);
+  const long long words = (t.numel() * bits + 31) / 32;
+  if (t.shape.size() == 1 && c.m.encoding_kind(t) == "ttg.slice") {
+    const ttgir::Attribute* p = c.m.encoding_param(t, "parent");
+    const ttgir::Attribute* dim = c.m.encoding_param(t, "dim");
+    if (p == nullptr || dim == nullptr) return static_cast<int>(words);
+    const ttgir::Attribute& pa = c.m.resolve(*p);
+    const ttgir::Attribute* w = pa.get("warpsPerCTA");
+    const auto wpc = w ? w->as_int_array() : std::vector<int64_t>{};
+    const size_t across = dim->as_int() == 0 ? 1 : 0;  // the parent dimension the vector spans
+    if (wpc.size() != 2) return static_cast<int>(words);
+    long long lanes = 1;
+    if (pa.text == "ttg.nvidia_mma") {
+      lanes = across == 1 ? 4 : 8;
+    } else if (const ttgir::Attribute* tpw = pa.get("threadsPerWarp")) {
+      const auto tw = tpw->as_int_array();
+      if (tw.size() == 2) lanes = tw[across];
+    }
+    const long long holders = std::max<long long>(1, lanes * wpc[across]);
+    return static_cast<int>(
+        (std::max<long long>(t.numel(), 1) * std::max<long long>(bits, 32) / 32 + holders - 1) /
+        holders);
+  }
+  const long long threads = std::max(1, c.m.num_warps()) * 32LL;
+  return static_cast<int>((words + threads - 1) / threads);
+}
+
+// The peak, over loop `loop`'s body in program order, of the registers per thread its live
+// register tensors take (thread_regs), with the loads in `lazy` holding none: loop-carried values
+// and values from before the loop live throughout, the others from their definition to their
+// last use. The pipeline keeps values live across stages besides, so this is a lower bound.
+int loop_peak_regs(const Ctx& c, int loop, const std::set<int>& lazy) {
+  const ttgir::ForLoop fl = c.f.for_loop(loop);
+  const int first = loop + 1, last = fl.yield_op;
+  std::map<int, int> delta;  // position -> change in live registers
+  auto live = [&](int value, int from, int to) {
+    if (c.f.def_op(value) != nullptr && lazy.count(c.f.def_op(value)->id)) return;
+    const int r = thread_regs(c, value);
+    if (r == 0) return;
+    delta[from] += r;
+    delta[to + 1] -= r;
+  };
+  std::set<int> outside;
+  for (int v : fl.iter_args) {
+    int to = first;
+    for (int u : c.f.users(v)) to = std::max(to, std::min(u, last));
+    live(v, first, to);
+  }
+  for (int id = first; id <= last; ++id) {
+    const ttgir::Op& o = c.op(id);
+    for (int a : o.operands) {
+      const ttgir::Value& av = c.f.value(a);
+      if (av.def_op != ttgir::kNoId && (av.def_op < first || av.def_op > last)) outside.insert(a);
+    }
+    for (int r : o.results) {
+      int to = id;
+      for (int u : c.f.users(r)) to = std::max(to, u == last ? last : std::min(u, last));
+      live(r, id, to);
+    }
+  }
+  for (int v : outside) live(v, first, last);
+  int peak = 0, now = 0;
+  for (const auto& [pos, d] : delta) {
+    now += d;
+    peak = std::max(peak, now);
+  }
+  return peak;
+}
+
 }  // namespace
 
 void plan_lazy_loads(Ctx& c) {
   const auto written = written_args(c);
   if (!written) return;
+  std::map<int, std::vector<int>> candidates;  // loop op -> its loads that may be read at use
   for (const ttgir::Op& o : c.f.ops) {
     if (o.name != "tt.load" || o.operands.size() != 1 || o.results.size() != 1) continue;
     const int loop = c.f.enclosing_for(o.id);
@@ -140,7 +227,22 @@ void plan_lazy_loads(Ctx& c) {
     const int root = root_arg(c, ptr);
     if (root == ttgir::kNoId || written->count(root)) continue;
     if (!only_elementwise_uses(c, res, loop)) continue;
-    c.lazy_loads.insert(o.id);
+    candidates[loop].push_back(o.id);
+  }
+  // Reading at use costs latency where the math needs the elements, so a loop's vectors stay in
+  // registers unless its register tensors would not fit the consumers' budget beside them; then
+  // the widest vectors are read at use first, until the rest fits.
+  int budget = 0;
+  for (const auto& r : c.g.launch.roles)
+    if (r.kind == "consumer" || c.g.launch.roles.size() == 1) budget = std::max(budget, r.regs);
+  for (auto& [loop, loads] : candidates) {
+    std::stable_sort(loads.begin(), loads.end(), [&](int a, int b) {
+      return thread_regs(c, c.op(a).results[0]) > thread_regs(c, c.op(b).results[0]);
+    });
+    for (int id : loads) {
+      if (loop_peak_regs(c, loop, c.lazy_loads) + kRegisterReserve <= budget) break;
+      c.lazy_loads.insert(id);
+    }
   }
   // Fold the pointer arithmetic that feeds lazy loads alone (its values are never read).
   std::function<bool(int)> only_feeds_lazy = [&](int value) {

@@ -1,8 +1,9 @@
 // Emitter tests of the read-at-use vector loads (src/emit/lazy_loads.cpp, docs/emitter.md,
 // "Vectors read where they are used"): which loads the planner lets the emitter read at their
-// uses instead of holding in registers, and what the emitted kernel then does. The variants
-// edit case4's committed TTGIR (a store through M, a mask on the M load) and schedule it again,
-// so each differs from a lazy case in exactly the property under test.
+// uses instead of holding in registers, and what the emitted kernel then does. case4's loop
+// fits its registers and keeps both vectors there; attention backward at 128-row Q tiles does
+// not, and its variants (a store through M, a mask on the M load, Δ read from the reduce-added
+// DQ) each differ from it in exactly the property under test.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -23,7 +24,11 @@ namespace fs = std::filesystem;
 using namespace sched2cu;
 using namespace sched2cu::emit;
 
-const fs::path kDir = fs::path(SCHED2CU_SOURCE_DIR) / "examples/case4_FA_bwd";
+const fs::path kSrc = fs::path(SCHED2CU_SOURCE_DIR);
+const fs::path kCase4 = kSrc / "examples/case4_FA_bwd";
+// Attention backward at 128-row Q tiles: two [128, 64] f32 tiles more than case4 (Sᵀ and dPᵀ
+// twice as wide), whose register tensors do not fit 240 registers beside M and Δ.
+const fs::path kM128 = kSrc / "tests/emit/fa_bwd_m128_input.ttgir";
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -32,13 +37,14 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-// case4's TTGIR with `from` replaced by `to` (which must occur once), scheduled.
+// The 128-row TTGIR with `from` replaced by `to` (which must occur once; nothing when empty),
+// scheduled.
 sgraph::ScheduleGraph schedule_edited(const std::string& from, const std::string& to) {
-  std::string text = read(kDir / "pre_modulo.ttgir");
+  std::string text = read(kM128);
   const size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
-  EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
+  if (!from.empty()) EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from;
+  if (at != std::string::npos && !from.empty()) text.replace(at, from.size(), to);
   const fs::path old = fs::current_path();
   fs::current_path(SCHED2CU_SOURCE_DIR);  // the target model's default path is repo-relative
   auto t = ddg::TargetModel::load(ddg::TargetModel::default_path());
@@ -58,23 +64,38 @@ std::set<std::string> lazy_names(const sgraph::ScheduleGraph& g) {
 }
 
 const char* kMLoad =
-    "%m_14 = tt.load %m_13 : tensor<64x!tt.ptr<f32>, #ttg.slice<{dim = 0, parent = #mma1}>> "
-    "loc(#loc87)";
+    "%m_14 = tt.load %m_13 : tensor<128x!tt.ptr<f32>, #ttg.slice<{dim = 0, parent = #mma}>> "
+    "loc(#loc88)";
 
-TEST(LazyLoads, AttentionBackwardRowsOfMAndDiAreReadWhereUsed) {
-  sched2cu::testing::GraphFixture x(kDir / "schedule_graph.json");
+TEST(LazyLoads, VectorsStayInRegistersWhereTheLoopsTensorsFitBesideThem) {
+  // case4 (64-row Q tiles): Sᵀ, dPᵀ, dK, dV and dQ fit the consumers' 240 registers with M and Δ.
+  sched2cu::testing::GraphFixture x(kCase4 / "schedule_graph.json");
   plan_lazy_loads(x.c);
-  std::set<int> want = {x.op_of(x.value("m_14")), x.op_of(x.value("di_24"))};
-  EXPECT_EQ(x.c.lazy_loads, want);
+  EXPECT_TRUE(x.c.lazy_loads.empty());
+  EXPECT_TRUE(x.c.folded_ops.empty());
+}
+
+TEST(LazyLoads, RowsOfMAndDiAreReadWhereUsedWhenTheyWouldNotFit) {
+  const sgraph::ScheduleGraph g = schedule_edited("", "");
+  EXPECT_EQ(lazy_names(g), (std::set<std::string>{"m_14", "di_24"}));
+  const ttgir::Function& f = g.ir.function(g.kernel.name);
+  Ctx c(g, g.ir, f);
+  plan_lazy_loads(c);
+  auto op_of = [&](const std::string& name) {
+    for (const auto& v : f.values)
+      if (v.name == name) return v.def_op;
+    ADD_FAILURE() << name;
+    return -1;
+  };
   // Only the loads read the pointer vectors and the offsets: none of them is computed.
   for (const char* v : {"offs_m", "offs_m_9", "m_13", "di_23"})
-    EXPECT_EQ(x.c.folded_ops.count(x.op_of(x.value(v))), 1U) << v;
+    EXPECT_EQ(c.folded_ops.count(op_of(v)), 1U) << v;
   // The splats stay: their scalars are the address's terms.
-  EXPECT_EQ(x.c.folded_ops.count(x.op_of(x.value("m_5"))), 0U);
+  EXPECT_EQ(c.folded_ops.count(op_of("m_5")), 0U);
 
   Options o;
-  o.graph_path = "case4.json";
-  const std::string cu = emit_cuda(x.g, o);
+  o.graph_path = "m128.json";
+  const std::string cu = emit_cuda(g, o);
   EXPECT_EQ(cu.find("bload<"), std::string::npos);
   EXPECT_EQ(cu.find("brange("), std::string::npos);
   EXPECT_NE(cu.find("const float* m_14_"), std::string::npos);
@@ -87,16 +108,16 @@ TEST(LazyLoads, AVectorOfAnArgumentTheKernelWritesIsLoadedWhereScheduled) {
   // A store through M's pointers right after the load: reading M later could see the store.
   const std::string store =
       std::string(kMLoad) +
-      "\n      tt.store %m_13, %m_14 : tensor<64x!tt.ptr<f32>, #ttg.slice<{dim = 0, parent = "
-      "#mma1}>> loc(#loc87)";
+      "\n      tt.store %m_13, %m_14 : tensor<128x!tt.ptr<f32>, #ttg.slice<{dim = 0, parent = "
+      "#mma}>> loc(#loc88)";
   EXPECT_EQ(lazy_names(schedule_edited(kMLoad, store)), std::set<std::string>{"di_24"});
 }
 
 TEST(LazyLoads, AMaskedVectorLoadIsLoadedWhereScheduled) {
   const std::string masked =
-      "%mk = arith.cmpi slt, %offs_m_9, %offs_m_8 : tensor<64xi32, #ttg.slice<{dim = 0, parent "
-      "= #mma1}>> loc(#loc87)\n      %m_14 = tt.load %m_13, %mk : tensor<64x!tt.ptr<f32>, "
-      "#ttg.slice<{dim = 0, parent = #mma1}>> loc(#loc87)";
+      "%mk = arith.cmpi slt, %offs_m_9, %offs_m_8 : tensor<128xi32, #ttg.slice<{dim = 0, parent "
+      "= #mma}>> loc(#loc88)\n      %m_14 = tt.load %m_13, %mk : tensor<128x!tt.ptr<f32>, "
+      "#ttg.slice<{dim = 0, parent = #mma}>> loc(#loc88)";
   EXPECT_EQ(lazy_names(schedule_edited(kMLoad, masked)), std::set<std::string>{"di_24"});
 }
 

@@ -23,6 +23,13 @@ SCHED2CU_DEVICE uint64_t wgmma_desc_raw(uint32_t smem_addr, uint32_t lbo, uint32
          (static_cast<uint64_t>((sbo >> 4) & 0x3FFF) << 32) | (mode << 62);
 }
 
+// The descriptor of the tile `bytes` (a multiple of 16) past the one `d` describes: the start
+// address field holds bits 4..17 of the shared-memory address, and every shared address is below
+// 2^18, so the field's sum never carries into the next one. One add per k-step on a descriptor
+// built once per tile, where building each from its address took four operations per operand
+// (a mask, a shift, an or and a move per k-step, most of a wgmma loop's uniform instructions).
+SCHED2CU_DEVICE uint64_t wgmma_desc_step(uint64_t d, uint32_t bytes) { return d + (bytes >> 4); }
+
 // Descriptor for k-step `ks` (16 f16/bf16 or 32 fp8 elements = 32 bytes of K) of a K-major
 // operand tile with `Rows` rows (M or N) as TMA writes it: the tile's K extent is split into
 // boxes of `Swizzle` bytes (16 bytes when Swizzle == 0), each box [Rows][box bytes], boxes
@@ -36,8 +43,8 @@ SCHED2CU_DEVICE uint64_t wgmma_desc_k(const void* tile, int ks) {
     return wgmma_desc_raw(base + static_cast<uint32_t>(2 * ks) * Rows * 16, Rows * 16, 128, 0);
   } else {
     const uint32_t kb = static_cast<uint32_t>(ks) * 32;
-    const uint32_t addr = base + (kb / Swizzle) * Rows * Swizzle + (kb % Swizzle);
-    return wgmma_desc_raw(addr, 16, 8 * Swizzle, Swizzle);
+    return wgmma_desc_step(wgmma_desc_raw(base, 16, 8 * Swizzle, Swizzle),
+                           (kb / Swizzle) * Rows * Swizzle + (kb % Swizzle));
   }
 }
 
@@ -51,8 +58,8 @@ SCHED2CU_DEVICE uint64_t wgmma_desc_mn(const void* tile, int ks) {
   if constexpr (Swizzle == 0) {
     return wgmma_desc_raw(base + static_cast<uint32_t>(ks) * 16 * 16, 128, KRows * 16, 0);
   } else {
-    return wgmma_desc_raw(base + static_cast<uint32_t>(ks) * 16 * Swizzle, KRows * Swizzle,
-                          8 * Swizzle, Swizzle);
+    return wgmma_desc_step(wgmma_desc_raw(base, KRows * Swizzle, 8 * Swizzle, Swizzle),
+                           static_cast<uint32_t>(ks) * 16 * Swizzle);
   }
 }
 

@@ -322,25 +322,37 @@ SCHED2CU_DEVICE void acc_store_box_f32(void* box, const AccTile<M, N>& d, int s,
 // tile is read transposed (a register tile exchanged through shared memory). Conflict-free: a
 // warp's 8 rows of one 16-byte column chunk sit in 8 distinct chunks of the swizzle atom. Follow
 // with fence_proxy_async() before a wgmma or TMA reads it.
+//
+// By stmatrix: a warp's 16 rows of two 8-column blocks are four 8x8 matrices whose fragments
+// (row lane / 4, columns 2 (lane % 4) and + 1) are exactly the accumulator's registers, and
+// each matrix row is one 16-byte chunk of the swizzled layout, so one stmatrix.x4 writes what
+// eight 4-byte stores did, from four row addresses instead of sixteen (their swizzle math was
+// redone every iteration of attention backward's loop, an issue-bound one).
 template <int Swizzle, int Rows, int M, int N>
 SCHED2CU_DEVICE void packed_store_smem(void* tile, const PackedTile<M, N>& d, int row0) {
   static_assert(Swizzle == 32 || Swizzle == 64 || Swizzle == 128, "a wgmma operand is swizzled");
   static_assert((N * 2) % Swizzle == 0, "the tile's rows are whole swizzle boxes");
+  static_assert(N % 16 == 0, "whole pairs of 8-column blocks (stmatrix.x4)");
   constexpr int kBoxCols = Swizzle / 2;
-  uint8_t* base = static_cast<uint8_t*>(tile);
-  const int t = static_cast<int>(threadIdx.x % 128);
-  const int r = 16 * (t / 32) + (t % 32) / 4;
-  const int cq = 2 * (t % 4);
+  const uint32_t base = smem_u32(tile);
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  // This lane addresses row lane % 8 of matrix lane / 8: rows + 8 for odd matrices, the next
+  // 8-column block for matrices 2 and 3.
+  const int r = 16 * static_cast<int>((threadIdx.x % 128) / 32) + 8 * ((lane / 8) % 2) + lane % 8;
+  const int half = lane / 16;
 #pragma unroll
   for (int s = 0; s < M / 64; ++s)
 #pragma unroll
-    for (int blk = 0; blk < N / 8; ++blk) {
-      uint8_t* b = base + (8 * blk / kBoxCols) * Rows * Swizzle;
-      const uint32_t cb = static_cast<uint32_t>(((8 * blk) % kBoxCols + cq) * 2);
+    for (int blk = 0; blk < N / 8; blk += 2) {
+      const int col = 8 * (blk + half);
+      const uint32_t box = static_cast<uint32_t>(col / kBoxCols) * Rows * Swizzle;
+      const uint32_t cb = static_cast<uint32_t>((col % kBoxCols) * 2);
       const uint32_t row = static_cast<uint32_t>(row0 + 64 * s + r);
-      *reinterpret_cast<uint32_t*>(b + swizzle_offset<Swizzle, Swizzle>(row, cb)) = d.p[s][2 * blk];
-      *reinterpret_cast<uint32_t*>(b + swizzle_offset<Swizzle, Swizzle>(row + 8, cb)) =
-          d.p[s][2 * blk + 1];
+      const uint32_t a = base + box + swizzle_offset<Swizzle, Swizzle>(row, cb);
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(a),
+                   "r"(d.p[s][2 * blk]), "r"(d.p[s][2 * blk + 1]), "r"(d.p[s][2 * blk + 2]),
+                   "r"(d.p[s][2 * blk + 3])
+                   : "memory");
     }
 }
 

@@ -96,8 +96,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else if (wg >= 1 && wg <= 2) {  // role 1 consumer (consumer, 240 regs)
     setmaxnreg_inc<240>();
     const int slice = wg - 1;  // warpgroup slice of the role
-    BCol<int, BLay<64, 64, 1, 2, 8, 4, 8, 1, 8>> offs_m_36;  // op 25 tt.make_range
-    brange(offs_m_36, 0);  // op 25 tt.make_range
+    // op 25 tt.make_range: folded into the loads from affine addresses
     float* const m_37 = static_cast<float*>(M) + off_29;  // op 26 tt.addptr
     float* const di_39 = static_cast<float*>(Di) + off_29;  // op 28 tt.addptr
     BCol<float, BLay<64, 64, 1, 2, 8, 4, 8, 1, 8>> m_14_54;  // op 39 tt.load
@@ -109,9 +108,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     PackedTile<64, 64> dsT_29_73;  // op 58 arith.truncf
     AccTile<64, 64> dk_75;  // op 60 ttng.warp_group_dot
     AccTile<64, 32> dq_32_78;  // op 63 ttng.warp_group_dot
-    BCol<int, BLay<64, 64, 1, 2, 8, 4, 8, 1, 8>> offs_m_9_47;  // op 32 arith.addi
-    BCol<float*, BLay<64, 64, 1, 2, 8, 4, 8, 1, 8>> m_13_53;  // op 38 tt.addptr
-    BCol<float*, BLay<64, 64, 1, 2, 8, 4, 8, 1, 8>> di_23_65;  // op 50 tt.addptr
     int q_48_c1;
     int q_48_c2;
     int q_48;
@@ -123,12 +119,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (T0 >= 2) {  // the pipelined loop needs T >= stages - 1
       {  // prologue step 0: stages 0..0
         q_48 = off_29 + (c0_i32_16 + 0 * c64_i32_12);  // op 33 arith.addi, node 2, stage 0
-        bmap(offs_m_9_47, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_16 + 0 * c64_i32_12)), bcol(offs_m_36));  // op 32 arith.addi, node 20, stage 0
-        bmap(di_23_65, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(di_39)), bcol(offs_m_9_47));  // op 50 tt.addptr
-        bload<2>(di_24_66, di_23_65, bsplat(true), bsplat(static_cast<float>(0)));  // op 51 tt.load: runs of 2 when aligned
-        bmap(offs_m_9_47, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_16 + 0 * c64_i32_12)), bcol(offs_m_36));  // op 32 arith.addi, node 8, stage 0
-        bmap(m_13_53, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(m_37)), bcol(offs_m_9_47));  // op 38 tt.addptr
-        bload<2>(m_14_54, m_13_53, bsplat(true), bsplat(static_cast<float>(0)));  // op 39 tt.load: runs of 2 when aligned
+        // op 32 arith.addi: folded into the loads from affine addresses
+        // op 50 tt.addptr: folded into the loads from affine addresses
+        bload_at(di_24_66, static_cast<float*>(di_39) + ((c0_i32_16 + 0 * c64_i32_12)));  // op 51 tt.load: from its affine address
+        // op 32 arith.addi: folded into the loads from affine addresses
+        // op 38 tt.addptr: folded into the loads from affine addresses
+        bload_at(m_14_54, static_cast<float*>(m_37) + ((c0_i32_16 + 0 * c64_i32_12)));  // op 39 tt.load: from its affine address
         ring0_0->wait_full(it0 + 0);  // ring 0: data landed, stage 0
         wgmma_fence();  // op 41 ttng.warp_group_dot, node 10, stage 0
         #pragma unroll
@@ -158,12 +154,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       {  // prologue step 1: stages 0..1
         q_48_c1 = q_48;
         q_48 = off_29 + (c0_i32_16 + 1 * c64_i32_12);  // op 33 arith.addi, node 2, stage 0
-        bmap(offs_m_9_47, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_16 + 1 * c64_i32_12)), bcol(offs_m_36));  // op 32 arith.addi, node 20, stage 0
-        bmap(di_23_65, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(di_39)), bcol(offs_m_9_47));  // op 50 tt.addptr
-        bload<2>(di_24_66, di_23_65, bsplat(true), bsplat(static_cast<float>(0)));  // op 51 tt.load: runs of 2 when aligned
-        bmap(offs_m_9_47, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_16 + 1 * c64_i32_12)), bcol(offs_m_36));  // op 32 arith.addi, node 8, stage 0
-        bmap(m_13_53, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(m_37)), bcol(offs_m_9_47));  // op 38 tt.addptr
-        bload<2>(m_14_54, m_13_53, bsplat(true), bsplat(static_cast<float>(0)));  // op 39 tt.load: runs of 2 when aligned
+        // op 32 arith.addi: folded into the loads from affine addresses
+        // op 50 tt.addptr: folded into the loads from affine addresses
+        bload_at(di_24_66, static_cast<float*>(di_39) + ((c0_i32_16 + 1 * c64_i32_12)));  // op 51 tt.load: from its affine address
+        // op 32 arith.addi: folded into the loads from affine addresses
+        // op 38 tt.addptr: folded into the loads from affine addresses
+        bload_at(m_14_54, static_cast<float*>(m_37) + ((c0_i32_16 + 1 * c64_i32_12)));  // op 39 tt.load: from its affine address
         tile_map_packed<__half>(dv_20_62, [](float x0) { return x0; }, tile(qkT_15_56));  // op 47 arith.truncf, node 16, stage 1
         tile_map_packed<__half>(dsT_29_73, [](float x0) { return x0; }, tile(dpT_25_68));  // op 58 arith.truncf, node 27, stage 1
         // op 61 tt.trans: a view, written transposed where exchanged
@@ -215,12 +211,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         q_48_c2 = q_48_c1;  // carried copies of op 33 arith.addi
         q_48_c1 = q_48;
         q_48 = off_29 + (c0_i32_16 + (k0) * c64_i32_12);  // op 33 arith.addi, node 2, stage 0
-        bmap(offs_m_9_47, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_16 + (k0) * c64_i32_12)), bcol(offs_m_36));  // op 32 arith.addi, node 20, stage 0
-        bmap(di_23_65, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(di_39)), bcol(offs_m_9_47));  // op 50 tt.addptr
-        bload<2>(di_24_66, di_23_65, bsplat(true), bsplat(static_cast<float>(0)));  // op 51 tt.load: runs of 2 when aligned
-        bmap(offs_m_9_47, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_16 + (k0) * c64_i32_12)), bcol(offs_m_36));  // op 32 arith.addi, node 8, stage 0
-        bmap(m_13_53, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(m_37)), bcol(offs_m_9_47));  // op 38 tt.addptr
-        bload<2>(m_14_54, m_13_53, bsplat(true), bsplat(static_cast<float>(0)));  // op 39 tt.load: runs of 2 when aligned
+        // op 32 arith.addi: folded into the loads from affine addresses
+        // op 50 tt.addptr: folded into the loads from affine addresses
+        bload_at(di_24_66, static_cast<float*>(di_39) + ((c0_i32_16 + (k0) * c64_i32_12)));  // op 51 tt.load: from its affine address
+        // op 32 arith.addi: folded into the loads from affine addresses
+        // op 38 tt.addptr: folded into the loads from affine addresses
+        bload_at(m_14_54, static_cast<float*>(m_37) + ((c0_i32_16 + (k0) * c64_i32_12)));  // op 39 tt.load: from its affine address
         ring0_2->wait_empty(it0 + (k0 - 2));  // ring 2: slot free for the exchange
         {  // op 62 ttg.convert_layout through buffer 6, node 31, stage 2
           packed_store_smem<128, 128>(buf6 + Ring<1>::slot(it0 + (k0 - 2)) * 16384u, dsT_29_73, slice * 64);  // this warpgroup's rows of the exchanged tile
@@ -428,12 +424,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         q_48_c2 = q_48_c1;  // carried copies of op 33 arith.addi
         q_48_c1 = q_48;
         q_48 = off_29 + (c0_i32_16 + (k0) * c64_i32_12);  // op 33 arith.addi, node 2, stage 0
-        bmap(offs_m_9_47, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_16 + (k0) * c64_i32_12)), bcol(offs_m_36));  // op 32 arith.addi, node 20, stage 0
-        bmap(di_23_65, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(di_39)), bcol(offs_m_9_47));  // op 50 tt.addptr
-        bload<2>(di_24_66, di_23_65, bsplat(true), bsplat(static_cast<float>(0)));  // op 51 tt.load: runs of 2 when aligned
-        bmap(offs_m_9_47, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_16 + (k0) * c64_i32_12)), bcol(offs_m_36));  // op 32 arith.addi, node 8, stage 0
-        bmap(m_13_53, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(m_37)), bcol(offs_m_9_47));  // op 38 tt.addptr
-        bload<2>(m_14_54, m_13_53, bsplat(true), bsplat(static_cast<float>(0)));  // op 39 tt.load: runs of 2 when aligned
+        // op 32 arith.addi: folded into the loads from affine addresses
+        // op 50 tt.addptr: folded into the loads from affine addresses
+        bload_at(di_24_66, static_cast<float*>(di_39) + ((c0_i32_16 + (k0) * c64_i32_12)));  // op 51 tt.load: from its affine address
+        // op 32 arith.addi: folded into the loads from affine addresses
+        // op 38 tt.addptr: folded into the loads from affine addresses
+        bload_at(m_14_54, static_cast<float*>(m_37) + ((c0_i32_16 + (k0) * c64_i32_12)));  // op 39 tt.load: from its affine address
         ring0_0->wait_full(it0 + (k0));  // ring 0: data landed, stage 0
         wgmma_fence();  // op 41 ttng.warp_group_dot, node 10, stage 0
         #pragma unroll

@@ -510,6 +510,24 @@ SCHED2CU_DEVICE void bload(BRow<T, L>& d, const BRow<T*, LP>& p, const M& mask, 
     d.v[r] = mask.at(r, 0) ? *p.v[r] : static_cast<T>(other.at(r, 0));
 }
 
+// A read-only vector brought into registers where the schedule placed its load, from its
+// affine address (the emitter proved element i at p + i and that the kernel never writes it):
+// this thread's slots by one base register and immediate offsets, through the non-coherent
+// read-only path. No pointer vector, no per-element address math, and element loads only: a
+// vector load needs an alignment test that ptxas if-converts into both forms of every load.
+template <class T, class L>
+SCHED2CU_DEVICE void bload_at(BCol<T, L>& d, const T* p) {
+  const T* q = col_part<L>(p);
+#pragma unroll
+  for (int c = 0; c < L::kCols; ++c) d.v[c] = __ldg(&q[L::kColsWhole ? L::col_step(c) : L::col(c)]);
+}
+template <class T, class L>
+SCHED2CU_DEVICE void bload_at(BRow<T, L>& d, const T* p) {
+  const T* q = row_part<L>(p);
+#pragma unroll
+  for (int r = 0; r < L::kRows; ++r) d.v[r] = __ldg(&q[L::kRowsWhole ? L::row_step(r) : L::row(r)]);
+}
+
 // d = the box of d's shape at (row0, col0) of a row-major [rows][cols] tensor at `base` with a
 // row stride of `ld` elements, reading 0 outside the tensor (what a TMA load of that box gives):
 // a tensor-descriptor load brought into registers with plain loads. A run of Vec slots (within

@@ -440,6 +440,14 @@ void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
     L.set(res, v);
     return;
   }
+  if (c.affine_loads.count(o.id) != 0) {
+    // Held in registers, read from its affine address (lazy_loads.cpp): no pointer vector.
+    out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+    out.body.push_back(code("bload_at(" + R(res) + ", " + lazy_base(L, o.operands[0], o.id) + ");",
+                            c.note(o.id) + ": from its affine address"));
+    L.set(res, v);
+    return;
+  }
   adapter(L, o.operands[0], v, o.id);  // layout check
   const Text mask =
       o.operands.size() > 1 ? adapter(L, o.operands[1], v, o.id) : Text("bsplat(true)");
@@ -545,7 +553,7 @@ void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out) {
     // Pointer arithmetic only read-at-use loads read (lazy_loads.cpp): its value model alone.
     Lowered none;
     lower_blocked_op(L, o, none);
-    out.body.push_back(comment(L.c.note(o.id) + ": folded into the read-at-use loads"));
+    out.body.push_back(comment(L.c.note(o.id) + ": folded into the loads from affine addresses"));
     return;
   }
   lower_blocked_op(L, o, out);

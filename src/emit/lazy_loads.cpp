@@ -240,8 +240,11 @@ void plan_lazy_loads(Ctx& c) {
       return thread_regs(c, c.op(a).results[0]) > thread_regs(c, c.op(b).results[0]);
     });
     for (int id : loads) {
-      if (loop_peak_regs(c, loop, c.lazy_loads) + kRegisterReserve <= budget) break;
-      c.lazy_loads.insert(id);
+      if (loop_peak_regs(c, loop, c.lazy_loads) + kRegisterReserve <= budget) {
+        c.affine_loads.insert(id);
+      } else {
+        c.lazy_loads.insert(id);
+      }
     }
   }
   // Fold the pointer arithmetic that feeds lazy loads alone (its values are never read).
@@ -249,7 +252,7 @@ void plan_lazy_loads(Ctx& c) {
     const auto& users = c.f.users(value);
     if (users.empty()) return false;
     for (int u : users) {
-      if (c.lazy_loads.count(u)) continue;
+      if (c.lazy_loads.count(u) || c.affine_loads.count(u)) continue;
       if (c.folded_ops.count(u)) continue;
       return false;
     }
@@ -258,7 +261,9 @@ void plan_lazy_loads(Ctx& c) {
   bool changed = true;
   while (changed) {
     changed = false;
-    for (int id : c.lazy_loads) {
+    std::vector<int> loads(c.lazy_loads.begin(), c.lazy_loads.end());
+    loads.insert(loads.end(), c.affine_loads.begin(), c.affine_loads.end());
+    for (int id : loads) {
       std::vector<int> stack{c.op(id).operands[0]};
       while (!stack.empty()) {
         const int v = stack.back();

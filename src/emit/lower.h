@@ -124,6 +124,9 @@ struct Ctx {
   // Vector loads read where they are used, and the pointer arithmetic only they read, which
   // emits nothing (plan_lazy_loads).
   std::set<int> lazy_loads;
+  // Vector loads that could be read at use but are held in registers: loaded where scheduled,
+  // from their affine address (bload_at); their pointer arithmetic is folded as well.
+  std::set<int> affine_loads;
   std::set<int> folded_ops;
   // Names a value prints as another's (value, age): a loop result as its last yield's variable.
   std::map<int, std::pair<int, int>> alias;
@@ -361,7 +364,7 @@ void plan_quad_partials(Ctx& c);
 // Decides Ctx::col_partials: column sums of blocked tiles whose reduction across lanes and warps
 // waits until after the loop they accumulate in (once per run of it, not once per iteration).
 void plan_col_partials(Ctx& c);
-// Decides Ctx::lazy_loads and Ctx::folded_ops (lazy_loads.cpp).
+// Decides Ctx::lazy_loads, Ctx::affine_loads and Ctx::folded_ops (lazy_loads.cpp).
 void plan_lazy_loads(Ctx& c);
 // The address of element 0 of a lazy load's vector, from its affine pointer operand.
 Text lazy_base(const Lower& L, int ptr, int op);

@@ -53,13 +53,16 @@ sgraph::ScheduleGraph schedule_edited(const std::string& from, const std::string
   return ks.graph;
 }
 
-// The load ops the planner makes lazy, by the name of the value each defines.
-std::set<std::string> lazy_names(const sgraph::ScheduleGraph& g) {
+// The load ops the planner reads through their affine addresses, by the name of the value each
+// defines: read at use (lazy), or, with `held`, loaded into registers (affine, bload_at). Both
+// read through the non-coherent path, so neither may be a load of memory the kernel writes.
+std::set<std::string> lazy_names(const sgraph::ScheduleGraph& g, bool held = false) {
   const ttgir::Function& f = g.ir.function(g.kernel.name);
   Ctx c(g, g.ir, f);
   plan_lazy_loads(c);
   std::set<std::string> out;
-  for (int op : c.lazy_loads) out.insert(f.value(f.op(op).results.at(0)).name);
+  for (int op : held ? c.affine_loads : c.lazy_loads)
+    out.insert(f.value(f.op(op).results.at(0)).name);
   return out;
 }
 
@@ -69,10 +72,22 @@ const char* kMLoad =
 
 TEST(LazyLoads, VectorsStayInRegistersWhereTheLoopsTensorsFitBesideThem) {
   // case4 (64-row Q tiles): Sᵀ, dPᵀ, dK, dV and dQ fit the consumers' 240 registers with M and Δ.
+  // They are loaded where scheduled, from their affine addresses, with no pointer vectors.
   sched2cu::testing::GraphFixture x(kCase4 / "schedule_graph.json");
   plan_lazy_loads(x.c);
   EXPECT_TRUE(x.c.lazy_loads.empty());
-  EXPECT_TRUE(x.c.folded_ops.empty());
+  const std::set<int> want = {x.op_of(x.value("m_14")), x.op_of(x.value("di_24"))};
+  EXPECT_EQ(x.c.affine_loads, want);
+  for (const char* v : {"offs_m", "offs_m_9", "m_13", "di_23"})
+    EXPECT_EQ(x.c.folded_ops.count(x.op_of(x.value(v))), 1U) << v;
+  Options o;
+  o.graph_path = "case4.json";
+  const std::string cu = emit_cuda(x.g, o);
+  EXPECT_EQ(cu.find("bload<"), std::string::npos);
+  EXPECT_EQ(cu.find("brange("), std::string::npos);
+  EXPECT_NE(cu.find("bload_at(m_14_"), std::string::npos);
+  EXPECT_NE(cu.find("mcol_bcast(m_14_"), std::string::npos);
+  EXPECT_EQ(cu.find("prefetch_l1("), std::string::npos);
 }
 
 TEST(LazyLoads, RowsOfMAndDiAreReadWhereUsedWhenTheyWouldNotFit) {
@@ -110,7 +125,9 @@ TEST(LazyLoads, AVectorOfAnArgumentTheKernelWritesIsLoadedWhereScheduled) {
       std::string(kMLoad) +
       "\n      tt.store %m_13, %m_14 : tensor<128x!tt.ptr<f32>, #ttg.slice<{dim = 0, parent = "
       "#mma}>> loc(#loc88)";
-  EXPECT_EQ(lazy_names(schedule_edited(kMLoad, store)), std::set<std::string>{"di_24"});
+  const auto g = schedule_edited(kMLoad, store);
+  EXPECT_EQ(lazy_names(g), std::set<std::string>{"di_24"});
+  EXPECT_TRUE(lazy_names(g, true).empty());
 }
 
 TEST(LazyLoads, AMaskedVectorLoadIsLoadedWhereScheduled) {
@@ -118,13 +135,16 @@ TEST(LazyLoads, AMaskedVectorLoadIsLoadedWhereScheduled) {
       "%mk = arith.cmpi slt, %offs_m_9, %offs_m_8 : tensor<128xi32, #ttg.slice<{dim = 0, parent "
       "= #mma}>> loc(#loc88)\n      %m_14 = tt.load %m_13, %mk : tensor<128x!tt.ptr<f32>, "
       "#ttg.slice<{dim = 0, parent = #mma}>> loc(#loc88)";
-  EXPECT_EQ(lazy_names(schedule_edited(kMLoad, masked)), std::set<std::string>{"di_24"});
+  const auto g = schedule_edited(kMLoad, masked);
+  EXPECT_EQ(lazy_names(g), std::set<std::string>{"di_24"});
+  EXPECT_TRUE(lazy_names(g, true).empty());
 }
 
 TEST(LazyLoads, AVectorOfAnArgumentWrittenThroughADescriptorIsLoadedWhereScheduled) {
   // Δ's row read from DQ instead, which dq_desc's reduce-add writes every iteration.
   const auto g = schedule_edited("%di = tt.addptr %Di, %off", "%di = tt.addptr %DQ, %off");
   EXPECT_EQ(lazy_names(g), std::set<std::string>{"m_14"});
+  EXPECT_TRUE(lazy_names(g, true).empty());
 }
 
 }  // namespace

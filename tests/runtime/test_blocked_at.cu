@@ -4,7 +4,8 @@
 // what a bload through the vector of pointers that brange + addptr gives reads into that slot
 // (the eager path, test_blocked.cu), for a layout whose slots tile the vector, one whose
 // columns are replicated over lanes (no slot step), the accumulator's column layout and its row
-// layout, from an unaligned base (element 1 of the buffer).
+// layout, from an unaligned base (element 1 of the buffer). bload_at (the register-held load
+// from an affine address) must load the same values into the same slots.
 #include "gpu_test_util.h"
 #include "sched2cu/runtime.cuh"
 
@@ -16,7 +17,8 @@ constexpr int kLen = 512;  // buffer elements (every layout below reads at most 
 
 // Writes, per thread and slot, the adapter's value and the eager load's value side by side:
 // out[2 * (thread * kSlots + slot)] = adapter, [... + 1] = eager.
-template <class L, int kSlots>
+// kAt: the first of each pair is bload_at's slot instead of the read-at-use adapter's.
+template <class L, int kSlots, bool kAt = false>
 __device__ void col_case(const float* p, float* out) {
   BCol<int, L> offs;
   brange(offs, 1);  // element 1 on: an unaligned base
@@ -27,13 +29,15 @@ __device__ void col_case(const float* p, float* out) {
   bload<1>(eager, ptrs, bsplat(true), bsplat(0.f));
   prefetch_l1(p + 1, L::C * 4);
   const auto lazy = bcol_at<L>(p + 1);
+  BCol<float, L> at;
+  if (kAt) bload_at(at, p + 1);
   for (int c = 0; c < L::kCols; ++c) {
-    out[2 * (threadIdx.x * kSlots + c)] = lazy.at(0, c);
+    out[2 * (threadIdx.x * kSlots + c)] = kAt ? at.v[c] : lazy.at(0, c);
     out[2 * (threadIdx.x * kSlots + c) + 1] = eager.v[c];
   }
 }
 
-template <class L, int kSlots>
+template <class L, int kSlots, bool kAt = false>
 __device__ void row_case(const float* p, float* out) {
   BRow<int, L> offs;
   brange(offs, 1);
@@ -43,8 +47,10 @@ __device__ void row_case(const float* p, float* out) {
   BRow<float, L> eager;
   bload<1>(eager, ptrs, bsplat(true), bsplat(0.f));
   const auto lazy = brow_at<L>(p + 1);
+  BRow<float, L> at;
+  if (kAt) bload_at(at, p + 1);
   for (int r = 0; r < L::kRows; ++r) {
-    out[2 * (threadIdx.x * kSlots + r)] = lazy.at(r, 0);
+    out[2 * (threadIdx.x * kSlots + r)] = kAt ? at.v[r] : lazy.at(r, 0);
     out[2 * (threadIdx.x * kSlots + r) + 1] = eager.v[r];
   }
 }
@@ -81,12 +87,25 @@ __device__ void acc_case(const float* p, float* out) {
   }
 }
 
+using Tiled = BLay<1, 256, 1, 2, 1, 32, 1, 4>;     // 256 columns over 4 warps
+using Replicated = BLay<64, 4, 1, 2, 8, 4, 4, 1>;  // 4 columns, CTA tile 8: wraps
+using Rows = BLay<256, 1, 1, 1, 32, 1, 4, 1>;      // 256 rows, two per thread
+using AccCols = BLay<64, 64, 1, 2, 8, 4, 4, 1>;    // the accumulator's column layout, 16 slots
+
 __global__ void at_kernel(const float* p, float* tiled, float* replicated, float* rows,
                           float* acc) {
-  col_case<BLay<1, 256, 1, 2, 1, 32, 1, 4>, 2>(p, tiled);     // 256 columns over 4 warps
-  col_case<BLay<64, 4, 1, 2, 8, 4, 4, 1>, 2>(p, replicated);  // 4 columns, CTA tile 8: wraps
-  row_case<BLay<256, 1, 1, 1, 32, 1, 4, 1>, 2>(p, rows);      // 256 rows, two per thread
+  col_case<Tiled, 2>(p, tiled);
+  col_case<Replicated, 2>(p, replicated);
+  row_case<Rows, 2>(p, rows);
   acc_case<64>(p, acc);
+}
+
+__global__ void load_at_kernel(const float* p, float* tiled, float* replicated, float* rows,
+                               float* acc_cols) {
+  col_case<Tiled, 2, true>(p, tiled);
+  col_case<Replicated, 2, true>(p, replicated);
+  row_case<Rows, 2, true>(p, rows);
+  col_case<AccCols, 16, true>(p, acc_cols);
 }
 
 bool same_pairs(const std::vector<float>& o, float lo, float hi) {
@@ -128,6 +147,21 @@ int main() {
             "brow_at reads every slot's element of a row vector");
   res.check(same_pairs(fetch(dacc, n_acc), -1e9f, 1e9f),
             "mcol_bcast_at / mrow_bcast_at give accumulator math the loaded vectors' elements");
+
+  // bload_at into the same slots (the acc buffer holds 16 slots per thread of the column layout).
+  for (auto [d, n] : {std::pair{dt, n_tiled}, {dr, n_rep}, {drow, n_rows}, {dacc, n_acc}})
+    RT_CHECK(cudaMemset(d, 0xff, n * 4));
+  rt_test::launch_sync([&] { load_at_kernel<<<1, 128>>>(dp, dt, dr, drow, dacc); },
+                       "load_at_kernel");
+  res.check(same_pairs(fetch(dt, n_tiled), 1.f, 257.f),
+            "bload_at loads every slot's element of a column vector tiled over the warps");
+  res.check(same_pairs(fetch(dr, n_rep), 1.f, 5.f),
+            "bload_at loads the wrapped slots of a column vector replicated over the lanes");
+  res.check(same_pairs(fetch(drow, n_rows), 1.f, 257.f),
+            "bload_at loads every slot's element of a row vector");
+  const std::vector<float> cols = fetch(dacc, 2 * 128 * 16);
+  res.check(same_pairs(cols, 1.f, 65.f),
+            "bload_at loads the accumulator's column layout (the emitter's M and Delta rows)");
   for (float* d : {dp, dt, dr, drow, dacc}) RT_CHECK(cudaFree(d));
   return res.exit_code();
 }

@@ -49,7 +49,7 @@ struct BLay {
   }
   // row(r) and col(c) as this thread's part plus the slot's constant part, where no slot wraps
   // (the tensor is a whole number of CTA tiles along that axis): an address is then one base
-  // register and an immediate offset per slot (the read-at-use adapters).
+  // register and an immediate offset per slot (blocked_at.cuh).
   static constexpr bool kRowsWhole = R % CT0 == 0, kColsWhole = C % CT1 == 0;
   SCHED2CU_DEVICE static int row_base() { return ((warp() / W1) * T0 + lane() / T1) * S0; }
   SCHED2CU_DEVICE static constexpr int row_step(int r) { return (r / S0) * CT0 + r % S0; }
@@ -329,108 +329,6 @@ SCHED2CU_DEVICE T breduce_all(const BTile<T, L>& t, F f, P scratch, int bar) {
   return x.v[0];
 }
 
-// ---- vectors read where they are used ---------------------------------------------------------
-// The emitter's read-at-use loads (docs/emitter.md, "Vectors read where they are used"): a row or
-// column vector the kernel never writes is not held in registers; its variable is the address of
-// element 0, and each adapter reads the elements of this thread's slots at the use. Slot k of a
-// column vector is element L::col(k), of a row vector L::row(k), as brange numbers them.
-
-// The lines of [p, p + bytes) into L1, spread over the warp's lanes (every warp issues them).
-SCHED2CU_DEVICE void prefetch_l1(const void* p, int bytes) {
-  const char* b = static_cast<const char*>(p);
-  for (int k = static_cast<int>(threadIdx.x % 32); k * 128 < bytes + 128; k += 32) {
-    const char* a = b + (k * 128 < bytes ? k * 128 : bytes - 1);  // the last line's last byte
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(a));
-  }
-}
-// Where slot c (column) or r (row) of this thread sits in the vector: its part q = p + base
-// (computed once) plus the slot's constant step, so every read is one base register and an
-// immediate offset; or p plus the layout's own formula where slots wrap (a replicated axis).
-// q is opaque to the optimizer (an empty asm): merged with the slot's step into one index, it
-// was recomputed per slot in 64 bits (an OR, a widening, a shift and an add per read). The
-// reads are plain loads (cached in L1), so the repeated reads of one slot within a map are one.
-template <class T>
-SCHED2CU_DEVICE const T* opaque(const T* p) {
-  asm("" : "+l"(p));
-  return p;
-}
-template <class L, class T>
-SCHED2CU_DEVICE const T* col_part(const T* p) {
-  if constexpr (L::kColsWhole) {
-    return opaque(p + L::col_base());
-  } else {
-    return p;
-  }
-}
-template <class L, class T>
-SCHED2CU_DEVICE const T* row_part(const T* p) {
-  if constexpr (L::kRowsWhole) {
-    return opaque(p + L::row_base());
-  } else {
-    return p;
-  }
-}
-template <class L, class T>
-SCHED2CU_DEVICE T col_slot(const T* q, int c) {
-  if constexpr (L::kColsWhole) {
-    return q[L::col_step(c)];
-  } else {
-    return q[L::col(c)];
-  }
-}
-template <class L, class T>
-SCHED2CU_DEVICE T row_slot(const T* q, int r) {
-  if constexpr (L::kRowsWhole) {
-    return q[L::row_step(r)];
-  } else {
-    return q[L::row(r)];
-  }
-}
-template <class T, class L>
-struct BColAt {
-  const T* q;
-  SCHED2CU_DEVICE T at(int, int c) const { return col_slot<L>(q, c); }
-};
-template <class L, class T>
-SCHED2CU_DEVICE BColAt<T, L> bcol_at(const T* p) {
-  return {col_part<L>(p)};
-}
-template <class T, class L>
-struct BRowAt {
-  const T* q;
-  SCHED2CU_DEVICE T at(int r, int) const { return row_slot<L>(q, r); }
-};
-template <class L, class T>
-SCHED2CU_DEVICE BRowAt<T, L> brow_at(const T* p) {
-  return {row_part<L>(p)};
-}
-// The same read by accumulator-tile math (MColBcast's and MRowBcast's slots), widened to f32.
-template <class T, class L>
-struct MColBcastAt {
-  const T* q;
-  SCHED2CU_DEVICE float at(int, int i) const {
-    return static_cast<float>(col_slot<L>(q, (i / 4) * 2 + i % 2));
-  }
-};
-template <class L, class T>
-SCHED2CU_DEVICE MColBcastAt<T, L> mcol_bcast_at(const T* p) {
-  static_assert(L::kS1 == 2 && L::kT1 == 4 && L::kW1 == 1, "the accumulator's column layout");
-  return {col_part<L>(p)};
-}
-template <class T, class L>
-struct MRowBcastAt {
-  const T* q;
-  SCHED2CU_DEVICE float at(int s, int i) const {
-    return static_cast<float>(row_slot<L>(q, 2 * s + (i % 4) / 2));
-  }
-};
-template <class L, class T>
-SCHED2CU_DEVICE MRowBcastAt<T, L> mrow_bcast_at(const T* p) {
-  static_assert(L::kS0 == 2 && L::kT0 == 8 && L::CT0 == 64 && L::kCols == 1,
-                "the accumulator's row layout");
-  return {row_part<L>(p)};
-}
-
 // ---- global memory through pointer tiles -----------------------------------------------------
 
 template <int Bytes>
@@ -508,24 +406,6 @@ SCHED2CU_DEVICE void bload(BRow<T, L>& d, const BRow<T*, LP>& p, const M& mask, 
 #pragma unroll
   for (int r = 0; r < L::kRows; ++r)
     d.v[r] = mask.at(r, 0) ? *p.v[r] : static_cast<T>(other.at(r, 0));
-}
-
-// A read-only vector brought into registers where the schedule placed its load, from its
-// affine address (the emitter proved element i at p + i and that the kernel never writes it):
-// this thread's slots by one base register and immediate offsets, through the non-coherent
-// read-only path. No pointer vector, no per-element address math, and element loads only: a
-// vector load needs an alignment test that ptxas if-converts into both forms of every load.
-template <class T, class L>
-SCHED2CU_DEVICE void bload_at(BCol<T, L>& d, const T* p) {
-  const T* q = col_part<L>(p);
-#pragma unroll
-  for (int c = 0; c < L::kCols; ++c) d.v[c] = __ldg(&q[L::kColsWhole ? L::col_step(c) : L::col(c)]);
-}
-template <class T, class L>
-SCHED2CU_DEVICE void bload_at(BRow<T, L>& d, const T* p) {
-  const T* q = row_part<L>(p);
-#pragma unroll
-  for (int r = 0; r < L::kRows; ++r) d.v[r] = __ldg(&q[L::kRowsWhole ? L::row_step(r) : L::row(r)]);
 }
 
 // d = the box of d's shape at (row0, col0) of a row-major [rows][cols] tensor at `base` with a

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sched2cu/blocked.cuh"
+#include "sched2cu/blocked_at.cuh"
 #include "sched2cu/blocked_atomic.cuh"
 #include "sched2cu/cluster.cuh"
 #include "sched2cu/common.cuh"

@@ -545,21 +545,6 @@ Stmt reduce_col_partial(Lower& L, const Val& v, int op) {
 }
 
 namespace {
-void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out);
-}  // namespace
-
-void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out) {
-  if (L.c.folded_ops.count(o.id) != 0) {
-    // Pointer arithmetic only read-at-use loads read (lazy_loads.cpp): its value model alone.
-    Lowered none;
-    lower_blocked_op(L, o, none);
-    out.body.push_back(comment(L.c.note(o.id) + ": folded into the loads from affine addresses"));
-    return;
-  }
-  lower_blocked_op(L, o, out);
-}
-
-namespace {
 void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out) {
   const std::string& n = o.name;
   if (n == "arith.constant") return b_constant(L, o, out);
@@ -578,5 +563,17 @@ void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out) {
   L.c.fail(o.id, "no lowering of this op for blocked tensors");
 }
 }  // namespace
+
+void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out) {
+  if (L.c.folded_ops.count(o.id) != 0) {
+    // Pointer arithmetic only loads from affine addresses read (lazy_loads.cpp): its value
+    // model alone.
+    Lowered none;
+    lower_blocked_op(L, o, none);
+    out.body.push_back(comment(L.c.note(o.id) + ": folded into the loads from affine addresses"));
+    return;
+  }
+  lower_blocked_op(L, o, out);
+}
 
 }  // namespace sched2cu::emit

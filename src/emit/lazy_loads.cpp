@@ -1,13 +1,17 @@
-// Read-at-use vector loads (docs/emitter.md, "Vectors read where they are used"): which
-// `tt.load`s of a row or column vector the emitter never holds in registers. Such a load keeps
+// Vector loads from affine addresses (docs/emitter.md, "Vectors read where they are used"):
+// which `tt.load`s of a row or column vector the emitter reads through the address of their
+// element 0 instead of a vector of pointers, and of those, which it never holds in registers
+// (only where the loop's register tensors would not fit beside them; the others are loaded
+// into registers where scheduled, by bload_at). A read-at-use load keeps
 // only its base address (one pointer, carried across stages like any scalar) and an L1 prefetch
 // at its scheduled place; every elementwise use reads the elements it needs through the
-// read-only path (BColAt / MColBcastAt ... in blocked.cuh). A vector of 128 f32 in the
+// read-only path (BColAt / MColBcastAt ... in blocked_at.cuh). A vector of 128 f32 in the
 // accumulator's column layout is 32 registers per thread for as long as it is live; attention
 // backward holds two (the log-sum-exp and Δ rows) next to four accumulator tiles.
 //
-// The planner decides from the IR alone, before lowering, and must never make a load lazy
-// unless reading later returns the same bytes and every use reads through an adapter:
+// The planner decides from the IR alone, before lowering, and must never accept a load unless
+// reading it later, through the non-coherent path, returns the same bytes and every use can
+// read through an adapter:
 // - the load is unmasked, inside a loop, of a rank-1 tensor whose pointers are affine
 //   (`splat(p) + (splat(s) + make_range)`, in any order of the sums), so element i of the
 //   vector is p + s + start + i;
@@ -125,15 +129,15 @@ bool rank1_slice(const Ctx& c, int value) {
          c.m.encoding_kind(t) == "ttg.slice";
 }
 
+// Registers per consumer thread that addresses, indices, loop counters, descriptors and the
+// compiler's temporaries take beside the loop's tensors (an estimate, not a measurement).
+constexpr int kRegisterReserve = 48;
+
 // Registers per thread that a register tensor of the loop takes, estimated from its layout:
 // a tile spreads its 32-bit words over the kernel's threads (16-bit elements two to a
 // register); a row or column vector sits in every thread of the lanes and warps across it
 // (an #nvidia_mma column in the 4 lanes of a quad per column warp, a row in 8 lanes per row
 // warp). Splats, constants and views take none: they are not materialized.
-// Registers per consumer thread that addresses, indices, loop counters, descriptors and the
-// compiler's temporaries take beside the loop's tensors (an estimate, not a measurement).
-constexpr int kRegisterReserve = 48;
-
 int thread_regs(const Ctx& c, int value) {
   const ttgir::Type& t = c.type(value);
   if (t.kind != ttgir::Type::Kind::Tensor) return 0;
@@ -196,7 +200,7 @@ int loop_peak_regs(const Ctx& c, int loop, const std::set<int>& lazy) {
     }
     for (int r : o.results) {
       int to = id;
-      for (int u : c.f.users(r)) to = std::max(to, u == last ? last : std::min(u, last));
+      for (int u : c.f.users(r)) to = std::max(to, std::min(u, last));
       live(r, id, to);
     }
   }

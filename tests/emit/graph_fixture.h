@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "lower.h"
 #include "sched2cu/sgraph/json_io.h"
@@ -14,6 +15,7 @@ namespace sched2cu::testing {
 
 struct GraphFixture {
   explicit GraphFixture(const std::filesystem::path& p) : g(sgraph::read_schedule_graph(p)) {}
+  explicit GraphFixture(sgraph::ScheduleGraph graph) : g(std::move(graph)) {}
   sgraph::ScheduleGraph g;
   const ttgir::Function& f = g.ir.function(g.kernel.name);
   emit::Ctx c{g, g.ir, f};

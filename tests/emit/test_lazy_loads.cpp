@@ -66,6 +66,14 @@ std::set<std::string> lazy_names(const sgraph::ScheduleGraph& g, bool held = fal
   return out;
 }
 
+// Only the loads read M's and Δ's pointer vectors and offsets: none of them is computed. The
+// splats stay: their scalars are the address's terms.
+void expect_pointer_chains_folded(const sched2cu::testing::GraphFixture& x) {
+  for (const char* v : {"offs_m", "offs_m_9", "m_13", "di_23"})
+    EXPECT_EQ(x.c.folded_ops.count(x.op_of(x.value(v))), 1U) << v;
+  EXPECT_EQ(x.c.folded_ops.count(x.op_of(x.value("m_5"))), 0U);
+}
+
 const char* kMLoad =
     "%m_14 = tt.load %m_13 : tensor<128x!tt.ptr<f32>, #ttg.slice<{dim = 0, parent = #mma}>> "
     "loc(#loc88)";
@@ -78,8 +86,7 @@ TEST(LazyLoads, VectorsStayInRegistersWhereTheLoopsTensorsFitBesideThem) {
   EXPECT_TRUE(x.c.lazy_loads.empty());
   const std::set<int> want = {x.op_of(x.value("m_14")), x.op_of(x.value("di_24"))};
   EXPECT_EQ(x.c.affine_loads, want);
-  for (const char* v : {"offs_m", "offs_m_9", "m_13", "di_23"})
-    EXPECT_EQ(x.c.folded_ops.count(x.op_of(x.value(v))), 1U) << v;
+  expect_pointer_chains_folded(x);
   Options o;
   o.graph_path = "case4.json";
   const std::string cu = emit_cuda(x.g, o);
@@ -91,26 +98,15 @@ TEST(LazyLoads, VectorsStayInRegistersWhereTheLoopsTensorsFitBesideThem) {
 }
 
 TEST(LazyLoads, RowsOfMAndDiAreReadWhereUsedWhenTheyWouldNotFit) {
-  const sgraph::ScheduleGraph g = schedule_edited("", "");
-  EXPECT_EQ(lazy_names(g), (std::set<std::string>{"m_14", "di_24"}));
-  const ttgir::Function& f = g.ir.function(g.kernel.name);
-  Ctx c(g, g.ir, f);
-  plan_lazy_loads(c);
-  auto op_of = [&](const std::string& name) {
-    for (const auto& v : f.values)
-      if (v.name == name) return v.def_op;
-    ADD_FAILURE() << name;
-    return -1;
-  };
-  // Only the loads read the pointer vectors and the offsets: none of them is computed.
-  for (const char* v : {"offs_m", "offs_m_9", "m_13", "di_23"})
-    EXPECT_EQ(c.folded_ops.count(op_of(v)), 1U) << v;
-  // The splats stay: their scalars are the address's terms.
-  EXPECT_EQ(c.folded_ops.count(op_of("m_5")), 0U);
+  sched2cu::testing::GraphFixture x(schedule_edited("", ""));
+  plan_lazy_loads(x.c);
+  const std::set<int> want = {x.op_of(x.value("m_14")), x.op_of(x.value("di_24"))};
+  EXPECT_EQ(x.c.lazy_loads, want);
+  expect_pointer_chains_folded(x);
 
   Options o;
   o.graph_path = "m128.json";
-  const std::string cu = emit_cuda(g, o);
+  const std::string cu = emit_cuda(x.g, o);
   EXPECT_EQ(cu.find("bload<"), std::string::npos);
   EXPECT_EQ(cu.find("brange("), std::string::npos);
   EXPECT_NE(cu.find("const float* m_14_"), std::string::npos);

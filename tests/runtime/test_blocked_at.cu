@@ -1,8 +1,8 @@
-// GPU test of the read-at-use vector adapters of runtime/sched2cu/blocked.cuh (bcol_at, brow_at,
-// mcol_bcast_at, mrow_bcast_at, prefetch_l1), which the emitter uses for vector loads it never
-// holds in registers (src/emit/lazy_loads.cpp). Each adapter must read, at every slot, exactly
-// what a bload through the vector of pointers that brange + addptr gives reads into that slot
-// (the eager path, test_blocked.cu), for a layout whose slots tile the vector, one whose
+// GPU test of the vector loads from affine addresses of runtime/sched2cu/blocked_at.cuh (bcol_at,
+// brow_at, mcol_bcast_at, mrow_bcast_at, prefetch_l1), which the emitter uses for vector loads it
+// never holds in registers (src/emit/lazy_loads.cpp). Each adapter must read, at every slot,
+// exactly what a bload through the vector of pointers that brange + addptr gives reads into that
+// slot (the eager path, test_blocked.cu), for a layout whose slots tile the vector, one whose
 // columns are replicated over lanes (no slot step), the accumulator's column layout and its row
 // layout, from an unaligned base (element 1 of the buffer). bload_at (the register-held load
 // from an affine address) must load the same values into the same slots.

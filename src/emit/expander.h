@@ -92,6 +92,8 @@ class Expander {
   void make_events();
   void place(long long origin, bool sequential);
   void collect_ages();  // instantiates every static instance once (learns carried ages)
+  // Removes a step's store drains that an earlier full drain of the same step already covers.
+  void drop_repeated_store_drains(std::vector<Stmt>& out) const;
   // Elementwise tile math written into the registers of the tile it consumes when the emitted
   // order allows (storage.cpp); returns the values that now print as another's variable.
   std::set<int> share_tile_storage();

@@ -243,7 +243,42 @@ std::vector<Stmt> Expander::emit_step(const std::vector<SInst>& insts,
       }
     }
   }
+  drop_repeated_store_drains(out);
   return out;
+}
+
+// One full drain of the storing thread's TMA store groups per step covers every later store of
+// the step that waits only for its own previous iteration (iter_dep -1): each op appears once per
+// step, so that iteration's stores were issued in an earlier step. Later such drains, and the
+// warpgroup barrier that publishes each, would only wait again (the protocol checker finds
+// nothing that needs them: removing either of two such drains was an uncaught mutant).
+void Expander::drop_repeated_store_drains(std::vector<Stmt>& out) const {
+  auto storer = [](const Text& g) {  // unguarded, or run by the warpgroup's storing thread
+    std::string t;
+    for (const auto& p : g.pieces()) {
+      if (p.value >= 0) return false;
+      t += p.s;
+    }
+    return t.empty() || t == "thread_idx_in_warpgroup() == 0";
+  };
+  bool drained = false;
+  const std::function<void(std::vector<Stmt>&)> walk = [&](std::vector<Stmt>& v) {
+    for (size_t i = 0; i < v.size();) {
+      Stmt& st = v[i];
+      const bool full = st.kind == Stmt::Kind::BulkWait && st.loop == li_ && st.pending == 0 &&
+                        st.is_const && storer(st.guard);
+      if (full && drained && st.iter_dep == -1) {
+        v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
+        if (i < v.size() && v[i].kind == Stmt::Kind::WarpgroupSync)
+          v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      drained |= full;
+      if (st.kind == Stmt::Kind::Block) walk(st.body);  // not conditional bodies
+      ++i;
+    }
+  };
+  walk(out);
 }
 
 void Expander::collect_ages() {

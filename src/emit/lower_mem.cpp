@@ -253,7 +253,7 @@ namespace {
 // A 1-D store of a row vector (one f32 per row, e.g. a log-sum-exp): each warpgroup writes its
 // rows into its part of the staging buffer and one thread stores them as one box.
 void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgraph::Buffer& b,
-                std::vector<Stmt>& blk) {
+                bool in_loop, std::vector<Stmt>& blk) {
   Ctx& c = L.c;
   if (d.block.size() != 1 || d.elem != "f32" || v.elem != "f32")
     c.fail(o.id, "row-vector stores are implemented for 1-D f32 descriptors");
@@ -265,6 +265,16 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
   if (L.split()) row += " + slice * " + S(v.rows);
   const Text off = L.split() ? Text("slice * " + S(v.rows * 4LL)) : Text("0");
   const Access at = Lower::staging_access(b, off, v.rows * 4LL, Access::Engine::Generic, true);
+  if (in_loop) {
+    // The previous iteration's store of these rows may still read the staging (it overlaps this
+    // iteration's main loop): wait until it has, before anyone rewrites it.
+    L.stores_in_flight = true;
+    Stmt drain = bulk_wait(0, true, "previous stores have read the staging");
+    drain.loop = c.loop_of_op(o.id);
+    drain.iter_dep = -1;
+    blk.push_back(guarded("thread_idx_in_warpgroup() == 0", drain));
+    blk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg"));
+  }
   blk.push_back(mem_code(
       "row_store_smem(reinterpret_cast<float*>(" + stage + "), " + R(v.storage) + ");", at));
   blk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
@@ -278,7 +288,7 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
       "one thread stores the rows"));
   // The same thread drains its bulk groups at the next function-scope store; only the last one
   // waits before exit.
-  if (!later_fn_store(c, o.id))
+  if (!in_loop && !later_fn_store(c, o.id))
     blk.push_back(if_("thread_idx_in_warpgroup() == 0", {bulk_wait(0, true, kExitWait)}));
 }
 
@@ -345,8 +355,7 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     return;
   }
   if (v.lay == Lay::Row) {
-    if (in_loop) c.fail(o.id, "row-vector stores inside a loop are not implemented");
-    store_rows(L, o, d, v, *b, blk);
+    store_rows(L, o, d, v, *b, in_loop, blk);
     out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
     return;
   }

@@ -152,8 +152,12 @@ void plan_partials(const Ctx& c, const PartialRule& rule, std::set<int>& P) {
       auto it = loops.find(c.f.value(x).owner_op);
       if (it == loops.end()) return false;
       const ttgir::ForLoop& L = it->second;
+      // The loop's result is the same variable as the carried value: when a use of the result
+      // needs it reduced where that cannot be lowered, the carried sum cannot be deferred either.
       for (size_t k = 0; k < L.iter_args.size(); ++k)
-        if (L.iter_args[k] == x) return P.count(L.yielded[k]) != 0 && rule.init_ok(L.inits[k]);
+        if (L.iter_args[k] == x)
+          return P.count(L.yielded[k]) != 0 && P.count(L.results[k]) != 0 &&
+                 rule.init_ok(L.inits[k]);
       return false;
     }
     if (rule.is_seed(*d)) return true;

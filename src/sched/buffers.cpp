@@ -81,6 +81,14 @@ int64_t ring_bytes(const ddg::Ddg& g, const std::vector<RingDepth>& r, int64_t m
   return total + 2 * mbarrier_bytes * slots;
 }
 
+int64_t min_ring_bytes(const ddg::Ddg& g, int64_t mbarrier_bytes) {
+  std::vector<RingDepth> r(g.rings.size());
+  for (size_t i = 0; i < r.size(); ++i) r[i].req = static_cast<int>(i);
+  int64_t least = ring_bytes(g, r, mbarrier_bytes);
+  if (narrow_store_staging(g, r)) least = std::min(least, ring_bytes(g, r, mbarrier_bytes));
+  return least;
+}
+
 bool fit_budget(const ddg::Ddg& g, std::vector<RingDepth>& r, int64_t avail,
                 int64_t mbarrier_bytes) {
   auto key = [&](const RingDepth& x) {

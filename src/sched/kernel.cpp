@@ -203,52 +203,83 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
   }
   std::vector<int64_t> phase_rings(static_cast<size_t>(std::max(phases, 1)), 0);
 
-  // Schedule innermost loops first.
+  // Schedule innermost loops first. An inner loop would otherwise take every byte its enclosing
+  // loops' own rings need (a persistent kernel's per-tile resident load and store staging): when
+  // an enclosing loop finds less than its rings need at depth 1, that need is reserved and the
+  // nest is planned again, so the inner loop's rings are cut instead (docs/scheduler.md, "Nested
+  // loops").
   std::vector<ddg::BuiltLoop> built(loops.size());
-  ks.plans.resize(loops.size());
+  std::vector<int64_t> reserve(loops.size(), 0);  // bytes a loop's descendants must leave it
+  auto ancestors_reserve = [&](size_t k) {
+    int64_t r = 0;
+    for (OpId p = f.op(loops[k]).parent_op; p != ttgir::kNoId; p = f.op(p).parent_op)
+      if (f.op(p).name == "scf.for") r += reserve[static_cast<size_t>(loop_index[p])];
+    return r;
+  };
+  auto has_inner = [&](size_t k) {
+    for (size_t j = 0; j < loops.size(); ++j)
+      for (OpId p = f.op(loops[j]).parent_op; p != ttgir::kNoId; p = f.op(p).parent_op)
+        if (p == loops[k]) return true;
+    return false;
+  };
   std::map<OpId, int64_t> inner_latency;
   int64_t rings_so_far = 0;
   int pingpong_loop = -1;
-  ks.tc_turns.assign(loops.size(), 1);
-  for (size_t k = loops.size(); k-- > 0;) {
-    built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index, 1,
-                               global, copies);
-    // Ping-pong consumers take turns on the tensor core: each warpgroup's MMAs hold it for their
-    // share only, which is what the reservation table and the latencies must see.
-    // Not where the consumer warpgroups exchange a register tile through shared memory within
-    // an iteration (attention backward's dS): under turns a warpgroup would wait, inside its
-    // turn, for a tile the other warpgroup computes only in its own later turn.
-    bool exchange = false;
-    for (const auto& q : built[k].g.rings) exchange |= q.exchange;
-    if (pingpong_loop < 0 && consumer_wgs > 1 && !exchange && math_after_mmas(built[k].g)) {
-      pingpong_loop = static_cast<int>(k);
-      ks.tc_turns[k] = consumer_wgs;
-      built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index,
-                                 consumer_wgs, global, copies);
+  for (bool replan = true; replan;) {  // again after a reservation (at most once per loop)
+    replan = false;
+    ks.plans.assign(loops.size(), {});
+    inner_latency.clear();
+    rings_so_far = 0;
+    pingpong_loop = -1;
+    std::fill(phase_rings.begin(), phase_rings.end(), 0);
+    ks.tc_turns.assign(loops.size(), 1);
+    for (size_t k = loops.size(); k-- > 0;) {
+      built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index, 1,
+                                 global, copies);
+      // Ping-pong consumers take turns on the tensor core: each warpgroup's MMAs hold it for their
+      // share only, which is what the reservation table and the latencies must see.
+      // Not where the consumer warpgroups exchange a register tile through shared memory within
+      // an iteration (attention backward's dS): under turns a warpgroup would wait, inside its
+      // turn, for a tile the other warpgroup computes only in its own later turn.
+      bool exchange = false;
+      for (const auto& q : built[k].g.rings) exchange |= q.exchange;
+      if (pingpong_loop < 0 && consumer_wgs > 1 && !exchange && math_after_mmas(built[k].g)) {
+        pingpong_loop = static_cast<int>(k);
+        ks.tc_turns[k] = consumer_wgs;
+        built[k] = ddg::build_loop(m, f, loops[k], t, consumer_wgs, inner_latency, loop_index,
+                                   consumer_wgs, global, copies);
+      }
+      int64_t& pool = phase_rings[static_cast<size_t>(phase_of[k])];
+      const int64_t avail =
+          budget - resident - pool - (phases > 1 ? staging + 1024 : 0) - ancestors_reserve(k);
+      if (const int64_t need = min_ring_bytes(built[k].g, t.budgets.mbarrier_bytes);
+          need > avail && reserve[k] == 0 && has_inner(k)) {
+        reserve[k] = need;
+        replan = true;
+        break;
+      }
+      ks.plans[k] = located(f, loops[k], source, "loop " + std::to_string(k), [&] {
+        return plan_loop(built[k].g, o.sched, avail, t.budgets.mbarrier_bytes);
+      });
+      pool += ks.plans[k].ring_bytes;
+      rings_so_far = *std::max_element(phase_rings.begin(), phase_rings.end());
+      const auto& L = built[k].loop;
+      const auto& pl = ks.plans[k];
+      auto lb = const_int(f, L.lb), ub = const_int(f, L.ub), st = const_int(f, L.step);
+      int64_t trips = kUnknownTrips;
+      if (lb && ub && st && *st > 0) {
+        int64_t span = 0;  // ub - lb overflows only for a range past 2^63: saturate
+        if (__builtin_sub_overflow(*ub, *lb, &span)) span = INT64_MAX;
+        trips = span <= 0 ? 0 : span / *st + (span % *st != 0);
+      }
+      // Saturated just past the II limit: an outer loop over it is refused by that limit (with
+      // its location) instead of overflowing (a constant trip count can be near 2^63).
+      int64_t lat = 0, iters = 0;
+      if (__builtin_add_overflow(trips, pl.sched.max_stage(), &iters) ||
+          __builtin_mul_overflow(pl.sched.ii, iters, &lat) || lat > o.sched.max_ii)
+        lat = o.sched.max_ii + 1;
+      inner_latency[loops[k]] = lat;
     }
-    int64_t& pool = phase_rings[static_cast<size_t>(phase_of[k])];
-    const int64_t avail = budget - resident - pool - (phases > 1 ? staging + 1024 : 0);
-    ks.plans[k] = located(f, loops[k], source, "loop " + std::to_string(k), [&] {
-      return plan_loop(built[k].g, o.sched, avail, t.budgets.mbarrier_bytes);
-    });
-    pool += ks.plans[k].ring_bytes;
-    rings_so_far = *std::max_element(phase_rings.begin(), phase_rings.end());
-    const auto& L = built[k].loop;
-    const auto& pl = ks.plans[k];
-    auto lb = const_int(f, L.lb), ub = const_int(f, L.ub), st = const_int(f, L.step);
-    int64_t trips = kUnknownTrips;
-    if (lb && ub && st && *st > 0) {
-      int64_t span = 0;  // ub - lb overflows only for a range past 2^63: saturate
-      if (__builtin_sub_overflow(*ub, *lb, &span)) span = INT64_MAX;
-      trips = span <= 0 ? 0 : span / *st + (span % *st != 0);
-    }
-    // Saturated just past the II limit: an outer loop over it is refused by that limit (with
-    // its location) instead of overflowing (a constant trip count can be near 2^63).
-    int64_t lat = 0, iters = 0;
-    if (__builtin_add_overflow(trips, pl.sched.max_stage(), &iters) ||
-        __builtin_mul_overflow(pl.sched.ii, iters, &lat) || lat > o.sched.max_ii)
-      lat = o.sched.max_ii + 1;
-    inner_latency[loops[k]] = lat;
   }
   // Epilogue staging form (docs/scheduler.md, "Epilogue staging"): the rings were planned
   // first and never give up depth for staging. 1024 B is the emitter's alignment slack.

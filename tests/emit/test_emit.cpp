@@ -104,6 +104,27 @@ TEST(EmitStaging, SubtileRingInsideALoopWaitsForThePreviousIteration) {
             std::string::npos);
 }
 
+// Persistent attention (tests/harness/gpu_cases/attention_persistent): the inner loop's row sum l
+// is read by the epilogue inside the outer tile loop, so it is reduced every iteration instead
+// of deferred as per-lane partials (a deferred sum's one reduction would have to run inside a
+// scheduled loop: emit failed with an internal error); the M row store inside the tile loop
+// waits for the previous tile's store to read its staging before rewriting it (emit refused
+// row-vector stores in loops).
+TEST(EmitNested, SumReadInTheOuterLoopIsNotDeferredAndRowStoresWaitForTheLastTile) {
+  auto g = sched2cu::sgraph::read_schedule_graph(
+      kSrc / "tests/harness/gpu_cases/attention_persistent/schedule_graph.json");
+  std::string out = emit(g, "x.json");
+  EXPECT_EQ(out.find("row_fill_quad_sum"), std::string::npos);
+  EXPECT_EQ(out.find("acc_row_partial"), std::string::npos);
+  EXPECT_EQ(out.find("row_quad_reduce"), std::string::npos);
+  const size_t row_store = out.find("row_store_smem(");
+  ASSERT_NE(row_store, std::string::npos);
+  const size_t wait =
+      out.rfind("tma_wait_read<0>();  // previous stores have read the staging", row_store);
+  ASSERT_NE(wait, std::string::npos);
+  EXPECT_LT(out.find("for (int k0 = 1; k0 < T0; ++k0)"), wait);  // inside the tile loop
+}
+
 // The output is a function of the graph alone: `sched2cu emit` run in two processes from two
 // working directories, with a relative and an absolute graph path, gives the bytes the library
 // gives in this process.

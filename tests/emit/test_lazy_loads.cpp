@@ -43,7 +43,9 @@ sgraph::ScheduleGraph schedule_edited(const std::string& from, const std::string
   std::string text = read(kM128);
   const size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
-  if (!from.empty()) EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from;
+  if (!from.empty()) {
+    EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from;
+  }
   if (at != std::string::npos && !from.empty()) text.replace(at, from.size(), to);
   const fs::path old = fs::current_path();
   fs::current_path(SCHED2CU_SOURCE_DIR);  // the target model's default path is repo-relative

@@ -320,6 +320,27 @@ TEST(Kernel, SequentialLoopNestsShareOneRingPool) {
   EXPECT_TRUE(sgraph::check(ks.graph).empty());
 }
 
+// A persistent attention (tests/harness/gpu_cases/attention_persistent): the outer tile loop loads
+// Q and stages O and M per tile, the inner loop streams K and V. Planned innermost first, the
+// inner rings took every byte and the outer loop could not get even depth 1 (an error); now the
+// outer loop's depth-1 need is reserved and the inner rings are cut to leave it.
+TEST(Kernel, InnerLoopLeavesItsOuterLoopsRingsTheirDepthOne) {
+  InRepo here;
+  auto t = target();
+  auto m = ttgir::parse_file("tests/harness/gpu_cases/attention_persistent/pre_modulo.ttgir");
+  auto ks = sched::schedule_kernel(m, "x", t, {});
+  ASSERT_EQ(ks.plans.size(), 2U);
+  const auto& outer = ks.plans[0];
+  const auto& inner = ks.plans[1];
+  ASSERT_EQ(outer.rings.size(), 3U);  // Q, and the staging of the M and O stores
+  for (const auto& r : outer.rings) EXPECT_GE(r.depth, 1);
+  EXPECT_TRUE(inner.budget_cut);
+  EXPECT_EQ(inner.sched.ii, inner.mii.mii);  // the cut costs no II
+  EXPECT_LE(ks.smem_resident + ks.smem_rings + ks.smem_staging, t.budgets.smem_bytes_per_block);
+  EXPECT_EQ(ks.smem_rings, outer.ring_bytes + inner.ring_bytes);
+  EXPECT_TRUE(sgraph::check(ks.graph).empty());
+}
+
 // case9: the promotion of each K group reads the MMA's result, so the consumers ping-pong (a GEMM
 // whose MMA feeds only the next MMA does not: case2); the per-row and per-block scale loads are
 // issued a step ahead of their reader, and the report says both.

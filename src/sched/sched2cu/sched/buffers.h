@@ -51,6 +51,10 @@ std::vector<RingDepth> ring_depths(const ddg::Ddg& g, const Schedule& s, bool us
 // Bytes the rings need: slots plus a full and an empty mbarrier per slot per group.
 int64_t ring_bytes(const ddg::Ddg& g, const std::vector<RingDepth>& r, int64_t mbarrier_bytes);
 
+// The least bytes the rings can take: every ring at depth 1, store staging narrowed where that is
+// smaller (a loop that cannot get this much cannot be planned at all).
+int64_t min_ring_bytes(const ddg::Ddg& g, int64_t mbarrier_bytes);
+
 // Cuts depths (tail slack first, then below nominal, largest slots first, among equal slots the
 // ring nearest its tail depth, never below 2 unless 2 does not fit) until ring_bytes <= avail.
 // Returns false if even depth 1 does not fit.

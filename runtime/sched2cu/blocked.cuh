@@ -184,6 +184,31 @@ SCHED2CU_DEVICE MRowBcast<X> mrow_bcast(const X& x) {
       "the accumulator's row layout");
   return {x};
 }
+// The same two reads without the widening, for integer and i1 vectors: an index or predicate
+// tile of the accumulator layout (a causal mask) compares them at each element in their own type.
+template <class X>
+struct MColVal {
+  const X& x;
+  SCHED2CU_DEVICE auto at(int, int i) const { return x.v[(i / 4) * 2 + i % 2]; }
+};
+template <class X>
+SCHED2CU_DEVICE MColVal<X> mcol_val(const X& x) {
+  static_assert(X::Layout::kS1 == 2 && X::Layout::kT1 == 4 && X::Layout::kW1 == 1,
+                "the accumulator's column layout");
+  return {x};
+}
+template <class X>
+struct MRowVal {
+  const X& x;
+  SCHED2CU_DEVICE auto at(int s, int i) const { return x.v[2 * s + (i % 4) / 2]; }
+};
+template <class X>
+SCHED2CU_DEVICE MRowVal<X> mrow_val(const X& x) {
+  static_assert(
+      X::Layout::kS0 == 2 && X::Layout::kT0 == 8 && X::Layout::CT0 == 64 && X::Layout::kCols == 1,
+      "the accumulator's row layout");
+  return {x};
+}
 template <class T>
 struct BSplat {
   T x;

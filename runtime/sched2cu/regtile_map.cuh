@@ -126,6 +126,17 @@ SCHED2CU_DEVICE void tile_map(AccTile<M, N>& d, F f, const A&... a) {
     for (int i = 0; i < N / 2; ++i) d.v[s][i] = f(a.at(s, i)...);
 }
 
+// d(s, i) = f(s, i): element (slab s, register i) of the wgmma layout computed by a function of
+// its position, for math that reads operands through their adapters' at(s, i) itself (a select
+// whose predicate compares row and column indices: an attention mask).
+template <int M, int N, class F>
+SCHED2CU_DEVICE void tile_gen(AccTile<M, N>& d, F f) {
+#pragma unroll
+  for (int s = 0; s < M / 64; ++s)
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) d.v[s][i] = f(s, i);
+}
+
 template <int M, class F, class... A>
 SCHED2CU_DEVICE void row_map(RowVec<M>& d, F f, const A&... a) {
 #pragma unroll

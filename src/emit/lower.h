@@ -101,6 +101,10 @@ struct Val {
   // elementwise ops to evaluate per box, in program order), inside its store's box loop.
   int staged = -1;
   std::vector<int> box_ops;
+  // An integer or i1 tile of the accumulator layout (acc_expr.cpp): never materialized, its
+  // element (s, i) is this expression (value references resolved when printed), read only
+  // inside the f32 tile op that consumes it.
+  Text expr;
 };
 
 struct Ctx {
@@ -257,6 +261,14 @@ class Lower {
 std::string scalar_ctype(const Ctx& c, const ttgir::Type& t, int op);
 bool is_scalar_op(const Ctx& c, int op);
 Text scalar_expr(Lower& L, const ttgir::Op& o);  // the right-hand side of a scalar op
+// The expression of a scalar-kind op (arith.cmpi, addi, select, ...) over operand texts arg(i),
+// its result of C++ type `ty`: scalar math, and elementwise math written per element.
+Text element_expr(const Ctx& c, const ttgir::Op& o, const std::string& ty,
+                  const std::function<Text(size_t)>& arg);
+// Index and predicate tiles of the accumulator layout (acc_expr.cpp): whether `o` makes one, or
+// is an arith.select onto an f32 accumulator tile, and their lowering.
+bool acc_expr_op(const Lower& L, const ttgir::Op& o);
+void lower_acc_expr(Lower& L, const ttgir::Op& o, Lowered& out);
 // The same expression over lambda parameters x0, x1, ... (elementwise ops on tensors of any
 // element type; `ty` is the result's C++ element type).
 std::string element_expr(const Ctx& c, const ttgir::Op& o, const std::string& ty);

@@ -155,6 +155,11 @@ Text expr_over(const Ctx& c, const ttgir::Op& o, const std::string& ty,
 
 }  // namespace
 
+Text element_expr(const Ctx& c, const ttgir::Op& o, const std::string& ty,
+                  const std::function<Text(size_t)>& arg) {
+  return expr_over(c, o, ty, arg);
+}
+
 Text scalar_expr(Lower& L, const ttgir::Op& o) {
   const std::string ty = scalar_ctype(L.c, L.c.type(o.results.at(0)), o.id);
   return expr_over(L.c, o, ty, [&](size_t i) { return R(o.operands.at(i)); });

@@ -34,7 +34,9 @@ Lowered Lower::lower(int op) {
       if (x.storage == st) x.partial = false;
   }
   materialize_smem_tiles(*this, o, out);
-  if (blocked_op(*this, o))
+  if (acc_expr_op(*this, o))
+    lower_acc_expr(*this, o, out);
+  else if (blocked_op(*this, o))
     lower_blocked(*this, o, out);
   else
     it->second(*this, o, out);
@@ -202,6 +204,9 @@ Text Lower::whole_operand(int value, Lay res, int op) const {
     c.fail(op, std::string("operand %") + c.f.value(value).name + ": " + what);
   };
   if (v.convert_on_store) bad("a truncated tile is only stored, not computed with");
+  if (!v.expr.empty())
+    bad("an index or predicate tile of the accumulator layout is read only inside the select "
+        "(tl.where) of a float tile or another such tile's math");
   if (v.reg_trans) bad("a transposed register tile is only exchanged through shared memory");
   if (v.staged >= 0)
     bad("a staged epilogue operand exists one stored box at a time: only elementwise math "

@@ -125,6 +125,26 @@ TEST(EmitNested, SumReadInTheOuterLoopIsNotDeferredAndRowStoresWaitForTheLastTil
   EXPECT_LT(out.find("for (int k0 = 1; k0 < T0; ++k0)"), wait);  // inside the tile loop
 }
 
+// A causal mask (tests/harness/gpu_cases/attention_causal): `offs_m[:, None] >= offs_n[None, :]`
+// is an i1 tile of the accumulator layout that no register holds; the select that applies it
+// reads the row and column indices at each element and writes the scores in place (emit failed
+// before: "slice layout tensor<128x128xi1, #mma> has no blocked lowering").
+TEST(EmitMask, CausalMaskIsEvaluatedInsideTheSelect) {
+  auto g = sched2cu::sgraph::read_schedule_graph(
+      kSrc / "tests/harness/gpu_cases/attention_causal/schedule_graph.json");
+  std::string out = emit(g, "x.json");
+  EXPECT_EQ(out.find("bool,"), std::string::npos);  // no BTile<bool, ...> or other mask storage
+  const size_t sel = out.find("tile_gen(");
+  ASSERT_NE(sel, std::string::npos);
+  const std::string line = out.substr(sel, out.find('\n', sel) - sel);
+  EXPECT_NE(line.find("mrow_val("), std::string::npos) << line;
+  EXPECT_NE(line.find("mcol_val("), std::string::npos) << line;
+  EXPECT_NE(line.find(">="), std::string::npos) << line;
+  // In place: the select's result is the scores' own variable.
+  const std::string dst = line.substr(9, line.find(',') - 9);
+  EXPECT_NE(line.find("tile(" + dst + ").at(s, i)"), std::string::npos) << line;
+}
+
 // The output is a function of the graph alone: `sched2cu emit` run in two processes from two
 // working directories, with a relative and an absolute graph path, gives the bytes the library
 // gives in this process.

@@ -10,12 +10,17 @@
 // column 8 (k / 2) + 2 (l % 4) + k % 2), written out independently of the header's adapters, so
 // an adapter that reads the wrong element shows up as a wrong plane.
 //
+// tile_gen with mrow_val / mcol_val (blocked.cuh): a causal mask over one warpgroup's 64 x 128
+// tile, row and column indices made by brange in the accumulator's row and column layouts (the
+// types the emitter declares), every element checked against its own row and column.
+//
 // tma.cuh: tma_load_1d / tma_store_1d round trip of one box of a 1-D f32 tensor through shared
 // memory (mbarrier completion on the load, bulk-group wait on the store), inside the tensor and
 // over its end (zero fill on load, clipping on store), and row_store_smem feeding tma_store_1d
 // (the way a kernel writes one value per row, e.g. a log-sum-exp).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <vector>
 
 #include "gpu_test_util.h"
 #include "sched2cu/runtime.cuh"
@@ -420,6 +425,42 @@ bool run_row_store_tma() {
   return ok;
 }
 
+// tile_gen: out(row, col) = row + r0 >= col + c0 ? x(row, col) : -1, x(row, col) = row * 128 + col,
+// written out through the documented accumulator layout.
+__global__ void mask_kernel(float* out, int r0, int c0) {
+  const int t = static_cast<int>(threadIdx.x), w = t / 32, l = t % 32;
+  AccTile<64, 128> x;
+  for (int i = 0; i < 64; ++i) {
+    const int row = 16 * w + l / 4 + 8 * ((i % 4) / 2), col = 8 * (i / 4) + 2 * (l % 4) + i % 2;
+    x.v[0][i] = static_cast<float>(row * 128 + col);
+  }
+  BRow<int, MRowLay<64, 4>> rows;
+  brange(rows, r0);
+  BCol<int, BLay<32, 128, 1, 2, 8, 4, 4, 1>> cols;
+  brange(cols, c0);
+  tile_gen(x, [&](int s, int i) {
+    return mrow_val(rows).at(s, i) >= mcol_val(cols).at(s, i) ? tile(x).at(s, i) : -1.f;
+  });
+  for (int i = 0; i < 64; ++i) {
+    const int row = 16 * w + l / 4 + 8 * ((i % 4) / 2), col = 8 * (i / 4) + 2 * (l % 4) + i % 2;
+    out[row * 128 + col] = x.v[0][i];
+  }
+}
+
+bool run_mask(int r0, int c0) {
+  float* d = nullptr;
+  RT_CHECK(cudaMalloc(&d, 64 * 128 * sizeof(float)));
+  rt_test::launch_sync([&] { mask_kernel<<<1, 128>>>(d, r0, c0); }, "mask_kernel");
+  std::vector<float> h(64 * 128);
+  RT_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  RT_CHECK(cudaFree(d));
+  bool ok = true;
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < 128; ++c)
+      ok &= h[r * 128 + c] == (r + r0 >= c + c0 ? static_cast<float>(r * 128 + c) : -1.f);
+  return ok;
+}
+
 int main() {
   rt_test::require_hopper();
   rt_test::Result res;
@@ -429,5 +470,8 @@ int main() {
   res.check(run_tma_1d(1000, 960, 960),
             "tma_load_1d / tma_store_1d box over the end (zero fill, clipped store)");
   res.check(run_row_store_tma(), "row_store_smem + fence_proxy_async + tma_store_1d of 128 rows");
+  res.check(run_mask(0, 0), "tile_gen causal mask, mrow_val >= mcol_val, diagonal tile");
+  res.check(run_mask(64, 0), "tile_gen causal mask, rows 64.. against columns 0..127");
+  res.check(run_mask(0, 32), "tile_gen causal mask, columns shifted by 32");
   return res.exit_code();
 }

@@ -54,14 +54,13 @@ SCHED2CU_DEVICE void packed_load_global(PackedTile<M, N>& d, const T* base, long
     // The whole tile inside: one aligned 4-byte load per pair, no branch. Bounds-checked per
     // pair, every load sat in its own branch (64 per thread for a 64x256 tile), and issuing them
     // delayed the K loop that follows (case5's bias, issued at the start of each tile).
-    const uint32_t* p = reinterpret_cast<const uint32_t*>(
-        reinterpret_cast<const uint16_t*>(base) + static_cast<long long>(r0) * ld + c0);
+    const uint32_t* p = reinterpret_cast<const uint32_t*>(reinterpret_cast<const uint16_t*>(base) +
+                                                          static_cast<long long>(r0) * ld + c0);
     const long long ldw = ld / 2;  // in 4-byte words: ld is even here
 #pragma unroll
     for (int s = 0; s < M / 64; ++s)
 #pragma unroll
-      for (int j = 0; j < N / 4; ++j)
-        d.p[s][j] = p[(64 * s + 8 * (j % 2)) * ldw + 4 * (j / 2)];
+      for (int j = 0; j < N / 4; ++j) d.p[s][j] = p[(64 * s + 8 * (j % 2)) * ldw + 4 * (j / 2)];
     return;
   }
 #pragma unroll

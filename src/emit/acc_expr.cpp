@@ -43,7 +43,12 @@ Text element_at(const Lower& L, int value, int op) {
 }  // namespace
 
 bool acc_expr_op(const Lower& L, const ttgir::Op& o) {
-  if (o.results.size() != 1 || !expr_op_name(o.name)) return false;
+  if (o.results.size() != 1) return false;
+  // A broadcast or expand_dims of such a tile (an [N, 1] row mask widened to [N, M]) is the same
+  // expression: its elements read their row or column vectors at any (s, i).
+  if ((o.name == "tt.broadcast" || o.name == "tt.expand_dims") && L.has(o.operands.at(0)))
+    return !L.val(o.operands[0], o.id).expr.empty();
+  if (!expr_op_name(o.name)) return false;
   const ttgir::Type& t = L.c.type(o.results[0]);
   if (!is_mma_tile(L.c, t)) return false;
   const auto k = t.element_type().kind;
@@ -57,17 +62,27 @@ void lower_acc_expr(Lower& L, const ttgir::Op& o, Lowered& out) {
     c.fail(o.id, "a mask or index tile inside a box-by-box epilogue is not implemented");
   const int res = o.results.at(0);
   const ttgir::Type& t = c.type(res);
-  Val v = L.from_type(res, o.id);
-  if (v.lay != Lay::Acc) c.fail(o.id, "internal: an accumulator-layout tile of another kind");
+  if (o.name == "tt.broadcast" || o.name == "tt.expand_dims") {
+    L.set(res, L.val(o.operands.at(0), o.id));
+    return;
+  }
   const std::string ty = scalar_ctype(c, t.element_type(), o.id);
-  const Text e =
-      element_expr(c, o, ty, [&](size_t k) { return element_at(L, o.operands.at(k), o.id); });
   if (t.element_type().kind == ttgir::Type::Kind::Integer) {
-    v.expr = e;
+    // Any shape of the layout ([N, 1] and [1, M] masks too): no registers, so no tile shape.
+    Val v;
+    v.lay = Lay::Acc;
+    v.elem = t.element_type().name;
+    v.storage = res;
+    v.expr =
+        element_expr(c, o, ty, [&](size_t k) { return element_at(L, o.operands.at(k), o.id); });
     L.set(res, v);
     out.body.push_back(comment(c.note(o.id) + ": evaluated per element where it is used"));
     return;
   }
+  Val v = L.from_type(res, o.id);
+  if (v.lay != Lay::Acc) c.fail(o.id, "internal: an accumulator-layout tile of another kind");
+  const Text e =
+      element_expr(c, o, ty, [&](size_t k) { return element_at(L, o.operands.at(k), o.id); });
   // The select onto an f32 tile: every element from its predicate and its two choices.
   out.decls.push_back(decl(L.ctype(v, o.id), res, {}, false, c.note(o.id)));
   out.body.push_back(

@@ -133,7 +133,7 @@ TEST(EmitMask, CausalMaskIsEvaluatedInsideTheSelect) {
   auto g = sched2cu::sgraph::read_schedule_graph(
       kSrc / "tests/harness/gpu_cases/attention_causal/schedule_graph.json");
   std::string out = emit(g, "x.json");
-  EXPECT_EQ(out.find("bool,"), std::string::npos);  // no BTile<bool, ...> or other mask storage
+  EXPECT_EQ(out.find("BTile<bool"), std::string::npos);  // no mask tile in registers
   const size_t sel = out.find("tile_gen(");
   ASSERT_NE(sel, std::string::npos);
   const std::string line = out.substr(sel, out.find('\n', sel) - sel);
@@ -143,6 +143,27 @@ TEST(EmitMask, CausalMaskIsEvaluatedInsideTheSelect) {
   // In place: the select's result is the scores' own variable.
   const std::string dst = line.substr(9, line.find(',') - 9);
   EXPECT_NE(line.find("tile(" + dst + ").at(s, i)"), std::string::npos) << line;
+}
+
+// An epilogue's two selects (tests/harness/gpu_cases/gemm_masked_epilogue): x > 0 compares the
+// accumulator tile itself; the bounds mask compares row and column indices as [N, 1] and [1, M]
+// i1 tiles, broadcast and combined (emit failed on the [N, 1] compare: it is no register tile).
+TEST(EmitMask, EpilogueSelectsOnTheTileAndOnBroadcastBounds) {
+  auto g = sched2cu::sgraph::read_schedule_graph(
+      kSrc / "tests/harness/gpu_cases/gemm_masked_epilogue/schedule_graph.json");
+  std::string out = emit(g, "x.json");
+  EXPECT_EQ(out.find("BTile<bool"), std::string::npos);  // the bias mask is a vector (BCol)
+  const size_t first = out.find("tile_gen(");
+  ASSERT_NE(first, std::string::npos);
+  const size_t second = out.find("tile_gen(", first + 1);
+  ASSERT_NE(second, std::string::npos);
+  const std::string a = out.substr(first, out.find('\n', first) - first);
+  const std::string b = out.substr(second, out.find('\n', second) - second);
+  EXPECT_NE(a.find(".at(s, i) > 0"), std::string::npos) << a;
+  EXPECT_NE(b.find("mrow_val("), std::string::npos) << b;
+  EXPECT_NE(b.find("< M)"), std::string::npos) << b;
+  EXPECT_NE(b.find("mcol_val("), std::string::npos) << b;
+  EXPECT_NE(b.find("< N)"), std::string::npos) << b;
 }
 
 // The output is a function of the graph alone: `sched2cu emit` run in two processes from two

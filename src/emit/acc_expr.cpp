@@ -66,23 +66,21 @@ void lower_acc_expr(Lower& L, const ttgir::Op& o, Lowered& out) {
     L.set(res, L.val(o.operands.at(0), o.id));
     return;
   }
-  const std::string ty = scalar_ctype(c, t.element_type(), o.id);
+  const Text e = element_expr(c, o, scalar_ctype(c, t.element_type(), o.id),
+                              [&](size_t k) { return element_at(L, o.operands.at(k), o.id); });
   if (t.element_type().kind == ttgir::Type::Kind::Integer) {
     // Any shape of the layout ([N, 1] and [1, M] masks too): no registers, so no tile shape.
     Val v;
     v.lay = Lay::Acc;
     v.elem = t.element_type().name;
     v.storage = res;
-    v.expr =
-        element_expr(c, o, ty, [&](size_t k) { return element_at(L, o.operands.at(k), o.id); });
+    v.expr = e;
     L.set(res, v);
     out.body.push_back(comment(c.note(o.id) + ": evaluated per element where it is used"));
     return;
   }
   Val v = L.from_type(res, o.id);
   if (v.lay != Lay::Acc) c.fail(o.id, "internal: an accumulator-layout tile of another kind");
-  const Text e =
-      element_expr(c, o, ty, [&](size_t k) { return element_at(L, o.operands.at(k), o.id); });
   // The select onto an f32 tile: every element from its predicate and its two choices.
   out.decls.push_back(decl(L.ctype(v, o.id), res, {}, false, c.note(o.id)));
   out.body.push_back(

@@ -250,6 +250,20 @@ bool later_fn_store(const Ctx& c, int op) {
 
 namespace {
 
+// The previous iteration's stores (or, at function scope, the previous phase's) may still be in
+// flight, overlapping this iteration's main loop: the storing thread waits until they have read
+// the staging, then the warpgroup syncs, before anyone rewrites it. In loop `loop` (-1: function
+// scope) the wait is needless in the first iteration (iter_dep -1).
+void wait_previous_stores(Lower& L, int loop, std::vector<Stmt>& blk) {
+  Stmt drain = bulk_wait(0, true, "previous stores have read the staging");
+  if (loop >= 0) {
+    drain.loop = loop;
+    drain.iter_dep = -1;
+  }
+  blk.push_back(guarded("thread_idx_in_warpgroup() == 0", drain));
+  blk.push_back(warpgroup_sync(S(L.c.bar_warpgroup()) + " + wg"));
+}
+
 // A 1-D store of a row vector (one f32 per row, e.g. a log-sum-exp): each warpgroup writes its
 // rows into its part of the staging buffer and one thread stores them as one box.
 void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgraph::Buffer& b,
@@ -266,14 +280,8 @@ void store_rows(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgrap
   const Text off = L.split() ? Text("slice * " + S(v.rows * 4LL)) : Text("0");
   const Access at = Lower::staging_access(b, off, v.rows * 4LL, Access::Engine::Generic, true);
   if (in_loop) {
-    // The previous iteration's store of these rows may still read the staging (it overlaps this
-    // iteration's main loop): wait until it has, before anyone rewrites it.
     L.stores_in_flight = true;
-    Stmt drain = bulk_wait(0, true, "previous stores have read the staging");
-    drain.loop = c.loop_of_op(o.id);
-    drain.iter_dep = -1;
-    blk.push_back(guarded("thread_idx_in_warpgroup() == 0", drain));
-    blk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg"));
+    wait_previous_stores(L, c.loop_of_op(o.id), blk);
   }
   blk.push_back(mem_code(
       "row_store_smem(reinterpret_cast<float*>(" + stage + "), " + R(v.storage) + ");", at));
@@ -421,15 +429,7 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     // of a TMA-loaded tile whose rows the warpgroups split, so that staging overlaying such a
     // tile rewrites only this warpgroup's own rows (overlay.cpp).
     if (in_loop || pending) {
-      // The previous iteration's stores may still be in flight (they overlap this iteration's
-      // main loop); wait until they have read the staging before anyone rewrites it.
-      Stmt drain = bulk_wait(0, true, "previous stores have read the staging");
-      if (in_loop) {
-        drain.loop = li;
-        drain.iter_dep = -1;
-      }
-      blk.push_back(guarded("thread_idx_in_warpgroup() == 0", drain));
-      blk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg"));
+      wait_previous_stores(L, in_loop ? li : -1, blk);
     }
     blk.push_back(code(Text("uint8_t* const stage = ") + c.buf_name(b->id) +
                        (parts > 1 ? " + slice * " + S(box_bytes) + "u" : "") + ";"));

@@ -31,57 +31,6 @@ std::optional<int64_t> const_int(const Function& f, ValueId v) {
   return a->ival;
 }
 
-// Ping-pong pays when the consumers' register math waits for an MMA of the iteration: attention's
-// softmax between S = QK^T and O += PV, or a blockwise-scaled GEMM's promotion of each K group's
-// partial product (acc += partial * scale). A warpgroup's math can only start once its MMAs are
-// done (in-order issue, wgmma.wait_group); under turns the other warpgroup's MMAs keep the
-// tensor core busy meanwhile. A GEMM (MMA feeding only the next MMA) has no such math and gains
-// nothing.
-bool math_after_mmas(const ddg::Ddg& g) {
-  const int n = static_cast<int>(g.nodes.size());
-  auto succs = g.succ_edges();
-  for (int m = 0; m < n; ++m) {
-    if (g.nodes[m].pipe != ddg::Pipe::TC) continue;
-    // Over distance-0 edges (through views and index math) to a CUDA/SFU node.
-    std::vector<char> seen(static_cast<size_t>(n), 0);
-    std::vector<int> work{m};
-    seen[static_cast<size_t>(m)] = 1;
-    while (!work.empty()) {
-      const int v = work.back();
-      work.pop_back();
-      for (int ei : succs[v]) {
-        const auto& e = g.edges[ei];
-        if (e.distance != 0 || seen[static_cast<size_t>(e.dst)]) continue;
-        const auto p = g.nodes[e.dst].pipe;
-        if (p == ddg::Pipe::CUDA || p == ddg::Pipe::SFU) return true;
-        seen[static_cast<size_t>(e.dst)] = 1;
-        work.push_back(e.dst);
-      }
-    }
-  }
-  return false;
-}
-
-// Registers per consumer thread that the copies of plain (register) loads running ahead of
-// their readers hold: a load whose last reader is d iterations later has d more results live.
-int pipelined_load_regs(const Function& f, const ddg::BuiltLoop& B, const LoopPlan& P,
-                        int threads) {
-  const int64_t ii = std::max<int64_t>(1, P.sched.ii);
-  int64_t words = 0;
-  for (const auto& n : B.g.nodes) {
-    if (n.op_class != "global_access" || n.op < 0) continue;
-    int64_t copies = 0;
-    for (const auto& e : B.g.edges) {
-      if (e.src != n.id) continue;
-      const int64_t d = P.sched.cycle[static_cast<size_t>(e.dst)] + e.distance * ii -
-                        P.sched.cycle[static_cast<size_t>(n.id)];
-      copies = std::max(copies, d / ii);
-    }
-    for (ValueId r : f.op(n.op).results) words += copies * ((f.value(r).type.byte_size() + 3) / 4);
-  }
-  return static_cast<int>((words + threads - 1) / threads);
-}
-
 }  // namespace
 
 const ttgir::Function& kernel_function(const ttgir::Module& m) {

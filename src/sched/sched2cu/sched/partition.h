@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "sched2cu/ddg/build.h"
 #include "sched2cu/ddg/ddg.h"
 #include "sched2cu/ddg/target_model.h"
+#include "sched2cu/sched/plan.h"
 
 namespace sched2cu::sched {
 
@@ -46,5 +48,15 @@ struct Partition {
 };
 
 Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budgets& b);
+
+// Whether the consumers' register math waits for an MMA of the iteration (attention's softmax,
+// a blockwise-scaled GEMM's promotion): then ping-pong consumers pay (docs/scheduler.md,
+// "Ping-pong consumers").
+bool math_after_mmas(const ddg::Ddg& g);
+
+// Registers per consumer thread that the copies of plain (register) loads running ahead of their
+// readers hold in loop B under plan P.
+int pipelined_load_regs(const ttgir::Function& f, const ddg::BuiltLoop& B, const LoopPlan& P,
+                        int threads);
 
 }  // namespace sched2cu::sched

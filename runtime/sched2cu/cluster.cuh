@@ -1,9 +1,14 @@
-// Thread-block-cluster primitives: CTA rank, cluster-wide barrier, and arrivals on a peer CTA's
-// mbarrier (what TMA multicast needs so a producer can reuse a slot only after every CTA's
-// consumers released it). Launching with a cluster is the host launcher's job, not this file's.
+// Thread-block-cluster primitives: CTA rank, cluster-wide barrier, arrivals on a peer CTA's
+// mbarrier, and the sum of a split loop's results across the CTAs of a cluster (split_sum:
+// docs/runtime.md, "Split loops"). Launching with a cluster is the host launcher's job, not this
+// file's; deciding to split is the scheduler's and the launcher's, never this file's.
 #pragma once
 
+#include <type_traits>
+
 #include "sched2cu/common.cuh"
+#include "sched2cu/mbarrier.cuh"
+#include "sched2cu/warpgroup.cuh"
 
 namespace sched2cu::rt {
 
@@ -45,6 +50,154 @@ SCHED2CU_DEVICE void mbar_arrive_cluster(uint64_t* bar, uint32_t cta_rank) {
       "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(smem_u32(bar)),
       "r"(cta_rank)
       : "memory");
+}
+
+// One arrival with release semantics at cluster scope on the mbarrier at `bar`'s offset in CTA
+// `cta_rank`: every earlier memory access of the thread (its shared-memory writes that a peer
+// reads next, or its reads of a peer's shared memory that the peer overwrites next) is ordered
+// before the arrival.
+SCHED2CU_DEVICE void mbar_arrive_release_cluster(uint64_t* bar, uint32_t cta_rank) {
+  asm volatile(
+      "{\n.reg .b32 ra;\n"
+      "mapa.shared::cluster.u32 ra, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(smem_u32(bar)),
+      "r"(cta_rank)
+      : "memory");
+}
+
+// Waits for the phase of parity `parity` with acquire semantics at cluster scope (arrivals
+// made by peer CTAs with mbar_arrive_release_cluster).
+SCHED2CU_DEVICE void mbar_wait_acquire_cluster(uint64_t* bar, uint32_t parity) {
+  uint32_t done = 0;
+  while (done == 0) {
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_u32(bar)), "r"(parity)
+        : "memory");
+  }
+}
+
+// The address of `p`'s offset in CTA `cta_rank`'s shared memory (shared::cluster window).
+SCHED2CU_DEVICE uint32_t mapa_shared_cluster(const void* p, uint32_t cta_rank) {
+  uint32_t a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_u32(p)), "r"(cta_rank));
+  return a;
+}
+
+// *a += x for the f32 at shared::cluster address `a` (mapa_shared_cluster), an atomic reduction
+// that returns nothing: the sender needs no register for the result, so a whole accumulator
+// can be sent without raising register pressure (a load-and-add of each word makes ptxas hoist
+// the loads and spill a 128-register accumulator).
+SCHED2CU_DEVICE void red_add_shared_cluster_f32(uint32_t a, float x) {
+  asm volatile("red.relaxed.cluster.shared::cluster.add.f32 [%0], %1;" ::"r"(a), "f"(x) : "memory");
+}
+
+// A split loop's iterations 0 .. T - 1 in contiguous shares over `n` CTAs, the first T % n
+// shares one larger: where CTA `rank`'s share starts, and its length (0 for rank >= n).
+SCHED2CU_DEVICE int split_first(int T, uint32_t rank, uint32_t n) {
+  const int q = T / static_cast<int>(n), r = T % static_cast<int>(n);
+  const int k = static_cast<int>(rank < n ? rank : n);
+  return k * q + (k < r ? k : r);
+}
+SCHED2CU_DEVICE int split_count(int T, uint32_t rank, uint32_t n) {
+  if (rank >= n || T <= 0) return 0;
+  return T / static_cast<int>(n) + (static_cast<int>(rank) < T % static_cast<int>(n) ? 1 : 0);
+}
+
+// The trip count of the loop around a split loop in CTA `rank`: a program whose outer loop runs
+// more than once is not split (its rings would refill while a share is summed through them), so
+// the first CTA runs it whole and the others run nothing.
+SCHED2CU_DEVICE int split_outer(int T, uint32_t rank) { return rank == 0 || T <= 1 ? T : 0; }
+
+// The two mbarriers of a split loop's sum (split_sum): `ready` in the cluster's first CTA counts
+// the other CTAs' threads that added their share; `go` in each other CTA counts the first CTA's
+// threads that put their own share in place.
+struct SplitBars {
+  uint64_t ready;
+  uint64_t go;
+  // One thread, before mbar_fence_init: `n` CTAs in the cluster, `threads` threads each sum.
+  SCHED2CU_DEVICE void init(uint32_t n, uint32_t threads) {
+    mbar_init(&ready, n > 1 ? (n - 1) * threads : 1);
+    mbar_init(&go, threads);
+  }
+};
+
+namespace detail {
+
+template <class T>
+struct SplitWords {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0,
+                "a split loop's result is a register object of 32-bit words");
+  static constexpr int value = static_cast<int>(sizeof(T) / 4);
+};
+
+// f(word, w) for every 32-bit word of the values whose running index w is in [lo, hi), as
+// floats. Every index is a compile-time constant once the callers' loops are unrolled, so the
+// values stay in registers.
+template <class F>
+SCHED2CU_DEVICE void split_each(int, int, int, F&&) {}
+template <class F, class T, class... Ts>
+SCHED2CU_DEVICE void split_each(int off, int lo, int hi, F&& f, T& v, Ts&... rest) {
+  float* const p = reinterpret_cast<float*>(&v);
+#pragma unroll
+  for (int i = 0; i < SplitWords<T>::value; ++i)
+    if (off + i >= lo && off + i < hi) f(p[i], off + i);
+  split_each(off + SplitWords<T>::value, lo, hi, f, rest...);
+}
+
+}  // namespace detail
+
+// Sums the f32 register values `vals` of the same thread position across the `n` CTAs of the
+// cluster into the first CTA (rank 0); the other CTAs' values are left as they were. Called by
+// the kThreads threads (tid = 0 .. kThreads - 1) of the role that holds the values, in every
+// CTA of the cluster, after the loop; n <= 1 leaves the values as they are. `region` is
+// kRegionBytes of rank 0's shared memory that nothing else touches until the call returns (the
+// split loop's drained rings; named barrier `role_bar` of the kThreads threads orders their last
+// reads first). In rounds of what the region holds: rank 0 stores its words as [word][tid] floats
+// (a warp's 32 threads write 128 contiguous bytes) and arrives on every peer's `go`; each peer adds
+// its words into rank 0's region with remote reductions and arrives on rank 0's `ready`; rank 0
+// loads the sums back into its registers. Rank 0 only stores and loads its own registers and the
+// peers only send theirs, so no thread holds a second copy of the values. `phase` counts this
+// thread's rounds (both barriers' parities).
+template <int kThreads, unsigned kRegionBytes, class... Ts>
+SCHED2CU_DEVICE void split_sum(SplitBars* bars, uint8_t* region, uint32_t rank, uint32_t n,
+                               uint32_t tid, uint32_t role_bar, uint32_t& phase, Ts&... vals) {
+  constexpr int kWords = (detail::SplitWords<Ts>::value + ... + 0);
+  constexpr int kRound = static_cast<int>(kRegionBytes / (4u * kThreads));
+  static_assert(kRound >= 1, "the split region holds at least one word per thread");
+  float* const mine = reinterpret_cast<float*>(region) + tid;  // this thread's column
+  // The region is free only once every warpgroup of the role is past the loop's last reads of
+  // it (each waited for its own MMAs only).
+  if (n > 1 && rank == 0) named_bar_sync(role_bar, kThreads);
+#pragma unroll
+  for (int r0 = 0; r0 < kWords; r0 += kRound) {
+    // n <= 1 does nothing, as an empty branch rather than an early return: with a return, ptxas
+    // keeps the reloaded sums and the untouched values apart and spills a 128-word accumulator.
+    if (n <= 1) continue;
+    const uint32_t parity = phase & 1u;
+    ++phase;
+    if (rank == 0) {
+      detail::split_each(
+          0, r0, r0 + kRound, [&](float& x, int w) { mine[(w - r0) * kThreads] = x; }, vals...);
+      for (uint32_t peer = 1; peer < n; ++peer) mbar_arrive_release_cluster(&bars->go, peer);
+      mbar_wait_acquire_cluster(&bars->ready, parity);
+      detail::split_each(
+          0, r0, r0 + kRound, [&](float& x, int w) { x = mine[(w - r0) * kThreads]; }, vals...);
+    } else {
+      mbar_wait_acquire_cluster(&bars->go, parity);
+      const uint32_t at = mapa_shared_cluster(mine, 0);
+      detail::split_each(
+          0, r0, r0 + kRound,
+          [&](float& x, int w) {
+            red_add_shared_cluster_f32(at + static_cast<uint32_t>((w - r0) * kThreads * 4), x);
+          },
+          vals...);
+      mbar_arrive_release_cluster(&bars->ready, 0);
+    }
+  }
 }
 
 }  // namespace sched2cu::rt

@@ -35,15 +35,21 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint8_t* const buf2 = smem + 114688;  // buffer 2: 5 x 16384 B, op 38 ttg.local_alloc
   Ring<5>* const ring1_0 = reinterpret_cast<Ring<5>*>(smem + 196608);  // loop 1 ring 0
   Ring<5>* const ring1_1 = reinterpret_cast<Ring<5>*>(smem + 196688);  // loop 1 ring 1
+  const uint32_t split_n = cluster_nctarank();  // CTAs sharing loop 1 (the launch's cluster)
+  const uint32_t split_rank = cluster_ctarank();
+  SplitBars* const split_bars = reinterpret_cast<SplitBars*>(smem + 196768);  // loop 1's sum across the cluster
   if (threadIdx.x == 0) {
     ring1_0->init(1, 8);  // channel 0: role 0 -> role 1
     ring1_1->init(1, 8);  // channel 1: role 0 -> role 1
+    split_bars->init(split_n, 256);
     mbar_fence_init();
   }
   __syncthreads();
+  if (split_n > 1) cluster_sync();  // peers arrive on these barriers only once every CTA initialized them
+  uint32_t split_phase = 0;  // rounds of the sum so far (its barriers' parities)
   const int wg = warpgroup_idx();
   uint8_t* const scratch = smem + 196864 + (wg >= 1 && wg <= 2 ? 1 : wg) * 512;  // blocked-layout scratch, 512 B per warpgroup
-  const int program_id_x = static_cast<int>(blockIdx.x);
+  const int program_id_x = static_cast<int>(blockIdx.x / split_n);  // a cluster (along x) is one program
   const int c8_i32_8 = 8;  // op 1 arith.constant
   const int c0_i32_9 = 0;  // op 2 arith.constant
   const int c128_i32_10 = 128;  // op 3 arith.constant
@@ -64,7 +70,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma_prefetch_desc(&map_act_desc_4_25);
       // loop 0 (op 24 scf.for), II 32807, 1 stage(s) in role producer
       uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
-      const int T0 = num_tiles_21 > start_pid_16 ? (num_tiles_21 - start_pid_16 + c132_i32_11 - 1) / c132_i32_11 : 0;  // iterations of loop 0
+      const int T0 = split_outer(num_tiles_21 > start_pid_16 ? (num_tiles_21 - start_pid_16 + c132_i32_11 - 1) / c132_i32_11 : 0, split_rank);  // iterations of loop 0 (in this CTA)
       for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage
         const int group_id_32 = (start_pid_16 + (k0) * c132_i32_11) / num_in_group_27;  // op 25 arith.divsi, node 0, stage 0
         const int pid_k_36 = (start_pid_16 + (k0) * c132_i32_11) % num_in_group_27;  // op 29 arith.remsi, node 4, stage 0
@@ -77,17 +83,18 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int a_41 = pid_n_39 * c128_i32_10;  // op 34 arith.muli, node 9, stage 0
         const int d_40 = pid_k_7_38 * c128_i32_10;  // op 33 arith.muli, node 8, stage 0
         // loop 1 (op 35 scf.for), II 1024, 1 stage(s) in role producer
-        const int T1 = M > c0_i32_9 ? (M - c0_i32_9 + c64_i32_12 - 1) / c64_i32_12 : 0;  // iterations of loop 1
+        const int kb1 = split_first(M > c0_i32_9 ? (M - c0_i32_9 + c64_i32_12 - 1) / c64_i32_12 : 0, split_rank, (T0 <= 1 ? split_n : 1u));  // loop 1: where this CTA's share starts
+        const int T1 = split_count(M > c0_i32_9 ? (M - c0_i32_9 + c64_i32_12 - 1) / c64_i32_12 : 0, split_rank, (T0 <= 1 ? split_n : 1u));  // iterations of loop 1 (in this CTA)
         for (int k1 = 0; k1 < T1; ++k1) {  // steady state: one stage
           ring1_0->wait_empty(it1 + (k1));  // ring 0: slot free
           ring1_0->arm(it1 + (k1), 16384u);  // ring 0: expect 16384 B
           for (int j = 0; j < 2; ++j) {  // as 2 boxes
-            tma_load_2d(buf1 + Ring<5>::slot(it1 + (k1)) * 16384u + j * 8192, &map_dout_desc_3_23, ring1_0->full_bar(it1 + (k1)), d_40 + j * 64, (c0_i32_9 + (k1) * c64_i32_12));
+            tma_load_2d(buf1 + Ring<5>::slot(it1 + (k1)) * 16384u + j * 8192, &map_dout_desc_3_23, ring1_0->full_bar(it1 + (k1)), d_40 + j * 64, (c0_i32_9 + (kb1 + (k1)) * c64_i32_12));
           }
           ring1_1->wait_empty(it1 + (k1));  // ring 1: slot free
           ring1_1->arm(it1 + (k1), 16384u);  // ring 1: expect 16384 B
           for (int j = 0; j < 2; ++j) {  // as 2 boxes
-            tma_load_2d(buf2 + Ring<5>::slot(it1 + (k1)) * 16384u + j * 8192, &map_act_desc_4_25, ring1_1->full_bar(it1 + (k1)), a_41 + j * 64, (c0_i32_9 + (k1) * c64_i32_12));
+            tma_load_2d(buf2 + Ring<5>::slot(it1 + (k1)) * 16384u + j * 8192, &map_act_desc_4_25, ring1_1->full_bar(it1 + (k1)), a_41 + j * 64, (c0_i32_9 + (kb1 + (k1)) * c64_i32_12));
           }
         }
         it1 += T1;  // ring slots used by this run of the loop
@@ -111,7 +118,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     BTile<float, BLay<1, 128, 1, 1, 1, 32, 1, 8, 8>> v11_70;  // op 60 ttg.convert_layout
     // loop 0 (op 24 scf.for), II 32807, 2 stage(s) in role consumer
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
-    const int T0 = num_tiles_21 > start_pid_16 ? (num_tiles_21 - start_pid_16 + c132_i32_11 - 1) / c132_i32_11 : 0;  // iterations of loop 0
+    const int T0 = split_outer(num_tiles_21 > start_pid_16 ? (num_tiles_21 - start_pid_16 + c132_i32_11 - 1) / c132_i32_11 : 0, split_rank);  // iterations of loop 0 (in this CTA)
     if (T0 >= 1) {  // the pipelined loop needs T >= stages - 1
       {  // prologue step 0: stages 0..0
         const int group_id_32 = (start_pid_16 + 0 * c132_i32_11) / num_in_group_27;  // op 25 arith.divsi, node 0, stage 0
@@ -129,7 +136,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         // loop 1 (op 35 scf.for), II 1024, 2 stage(s) in role consumer
         bmap(db_18_58, [](auto x0) { return x0; }, bsplat(0.000000e+00f));  // iter_arg 1 starts at its init
         db_18_58_c1 = db_18_58;
-        const int T1 = M > c0_i32_9 ? (M - c0_i32_9 + c64_i32_12 - 1) / c64_i32_12 : 0;  // iterations of loop 1
+        const int kb1 = split_first(M > c0_i32_9 ? (M - c0_i32_9 + c64_i32_12 - 1) / c64_i32_12 : 0, split_rank, (T0 <= 1 ? split_n : 1u));  // loop 1: where this CTA's share starts
+        const int T1 = split_count(M > c0_i32_9 ? (M - c0_i32_9 + c64_i32_12 - 1) / c64_i32_12 : 0, split_rank, (T0 <= 1 ? split_n : 1u));  // iterations of loop 1 (in this CTA)
         if (T1 >= 1) {  // the pipelined loop needs T >= stages - 1
           {  // prologue step 0: stages 0..0
             db_18_58_c1 = db_18_58;  // carried copies of op 46 arith.addf
@@ -178,6 +186,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         it1 += T1;  // ring slots used by this run of the loop
         if (T1 == 0) {  // loop 1 ran no iteration: its accumulators hold their init value
           acc_fill(acc_15_52, 0.0f);  // iter_arg 0 init (folded into scale-d)
+          split_sum<256, 163840>(split_bars, smem + 32768, split_rank, (T0 <= 1 ? split_n : 1u), threadIdx.x - 128, 4, split_phase, acc_15_52, db_18_58_c1);  // loop 1's results summed into the cluster's first CTA
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0
           bmap(v9_68, [](auto x0, auto x1) { return x0 & x1; }, btile(v6_65), bsplat(v7_66));  // op 58 arith.andi, node 21, stage 0
@@ -193,12 +202,13 @@ __global__ void __launch_bounds__(kThreads, 1)
               fence_proxy_async();  // generic-proxy writes -> TMA store
               warpgroup_sync(1 + wg);  // the whole box is written
               if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-                tma_store_2d(&map_dw_desc_26, stage + ch * 16384u, v3_60 + 64 * ch, v2_59 + slice * 64);
-                tma_commit();
+                if (split_rank == 0) tma_store_2d(&map_dw_desc_26, stage + ch * 16384u, v3_60 + 64 * ch, v2_59 + slice * 64);
+                if (split_rank == 0) tma_commit();
               }
             }
           }
         } else {
+          split_sum<256, 163840>(split_bars, smem + 32768, split_rank, (T0 <= 1 ? split_n : 1u), threadIdx.x - 128, 4, split_phase, acc_15_52, db_18_58_c1);  // loop 1's results summed into the cluster's first CTA
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0
           bmap(v9_68, [](auto x0, auto x1) { return x0 & x1; }, btile(v6_65), bsplat(v7_66));  // op 58 arith.andi, node 21, stage 0
@@ -214,8 +224,8 @@ __global__ void __launch_bounds__(kThreads, 1)
               fence_proxy_async();  // generic-proxy writes -> TMA store
               warpgroup_sync(1 + wg);  // the whole box is written
               if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-                tma_store_2d(&map_dw_desc_26, stage + ch * 16384u, v3_60 + 64 * ch, v2_59 + slice * 64);
-                tma_commit();
+                if (split_rank == 0) tma_store_2d(&map_dw_desc_26, stage + ch * 16384u, v3_60 + 64 * ch, v2_59 + slice * 64);
+                if (split_rank == 0) tma_commit();
               }
             }
           }
@@ -237,7 +247,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         // loop 1 (op 35 scf.for), II 1024, 2 stage(s) in role consumer
         bmap(db_18_58, [](auto x0) { return x0; }, bsplat(0.000000e+00f));  // iter_arg 1 starts at its init
         db_18_58_c1 = db_18_58;
-        const int T1 = M > c0_i32_9 ? (M - c0_i32_9 + c64_i32_12 - 1) / c64_i32_12 : 0;  // iterations of loop 1
+        const int kb1 = split_first(M > c0_i32_9 ? (M - c0_i32_9 + c64_i32_12 - 1) / c64_i32_12 : 0, split_rank, (T0 <= 1 ? split_n : 1u));  // loop 1: where this CTA's share starts
+        const int T1 = split_count(M > c0_i32_9 ? (M - c0_i32_9 + c64_i32_12 - 1) / c64_i32_12 : 0, split_rank, (T0 <= 1 ? split_n : 1u));  // iterations of loop 1 (in this CTA)
         if (T1 >= 1) {  // the pipelined loop needs T >= stages - 1
           {  // prologue step 0: stages 0..0
             db_18_58_c1 = db_18_58;  // carried copies of op 46 arith.addf
@@ -286,7 +297,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         it1 += T1;  // ring slots used by this run of the loop
         if (T1 == 0) {  // loop 1 ran no iteration: its accumulators hold their init value
           acc_fill(acc_15_52, 0.0f);  // iter_arg 0 init (folded into scale-d)
-          bstore<1>(v10_69, btile(v11_70), btile(v9_68));  // op 61 tt.store, node 24, stage 1
+          split_sum<256, 163840>(split_bars, smem + 32768, split_rank, (T0 <= 1 ? split_n : 1u), threadIdx.x - 128, 4, split_phase, acc_15_52, db_18_58_c1);  // loop 1's results summed into the cluster's first CTA
+          if (split_rank == 0) bstore<1>(v10_69, btile(v11_70), btile(v9_68));  // op 61 tt.store, node 24, stage 1
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0
           bmap(v9_68, [](auto x0, auto x1) { return x0 & x1; }, btile(v6_65), bsplat(v7_66));  // op 58 arith.andi, node 21, stage 0
@@ -303,13 +315,14 @@ __global__ void __launch_bounds__(kThreads, 1)
               fence_proxy_async();  // generic-proxy writes -> TMA store
               warpgroup_sync(1 + wg);  // the whole box is written
               if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-                tma_store_2d(&map_dw_desc_26, stage + ch * 16384u, v3_60 + 64 * ch, v2_59 + slice * 64);
-                tma_commit();
+                if (split_rank == 0) tma_store_2d(&map_dw_desc_26, stage + ch * 16384u, v3_60 + 64 * ch, v2_59 + slice * 64);
+                if (split_rank == 0) tma_commit();
               }
             }
           }
         } else {
-          bstore<1>(v10_69, btile(v11_70), btile(v9_68));  // op 61 tt.store, node 24, stage 1
+          split_sum<256, 163840>(split_bars, smem + 32768, split_rank, (T0 <= 1 ? split_n : 1u), threadIdx.x - 128, 4, split_phase, acc_15_52, db_18_58_c1);  // loop 1's results summed into the cluster's first CTA
+          if (split_rank == 0) bstore<1>(v10_69, btile(v11_70), btile(v9_68));  // op 61 tt.store, node 24, stage 1
           bmap(v6_65, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_9_64), bsplat(K_OUT));  // op 55 arith.cmpi, node 18, stage 0
           bmap(v10_69, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(db_ptr)), btile(offs_9_64));  // op 59 tt.addptr, node 22, stage 0
           bmap(v9_68, [](auto x0, auto x1) { return x0 & x1; }, btile(v6_65), bsplat(v7_66));  // op 58 arith.andi, node 21, stage 0
@@ -326,15 +339,15 @@ __global__ void __launch_bounds__(kThreads, 1)
               fence_proxy_async();  // generic-proxy writes -> TMA store
               warpgroup_sync(1 + wg);  // the whole box is written
               if (thread_idx_in_warpgroup() == 0) {  // one thread stores the box
-                tma_store_2d(&map_dw_desc_26, stage + ch * 16384u, v3_60 + 64 * ch, v2_59 + slice * 64);
-                tma_commit();
+                if (split_rank == 0) tma_store_2d(&map_dw_desc_26, stage + ch * 16384u, v3_60 + 64 * ch, v2_59 + slice * 64);
+                if (split_rank == 0) tma_commit();
               }
             }
           }
         }
       }
       {  // drain step 0: stages 1..1
-        bstore<1>(v10_69, btile(v11_70), btile(v9_68));  // op 61 tt.store, node 24, stage 1
+        if (split_rank == 0) bstore<1>(v10_69, btile(v11_70), btile(v9_68));  // op 61 tt.store, node 24, stage 1
       }
     }
     if (thread_idx_in_warpgroup() == 0) tma_wait_read<0>();  // staging read before exit; the writes land by the grid's end
@@ -358,6 +371,9 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   const long long arg_N_IN = args[6].i;
   if (arg_N_IN < -2147483648LL || arg_N_IN > 2147483647LL) return cudaErrorInvalidValue;
   cudaError_t e = cudaSuccess;
+  int dev = 0, num_sms = 0;
+  if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;
+  if ((e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess) return e;
   const long long grid_x = sched2cu_host_min(132LL, sched2cu_host_mul(((arg_K_OUT + 128LL - 1) / 128LL), ((arg_N_IN + 128LL - 1) / 128LL)));
   const long long grid_y = 1LL;
   const long long grid_z = 1LL;
@@ -410,6 +426,25 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     smem_attr_set = true;
   }
   const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
+  const long long programs = grid_x * grid_y * grid_z;
+  unsigned split = 1;  // CTAs per program, sharing loop 1's iterations
+  for (unsigned s = 4; s > 1 && split == 1; s /= 2)
+    if (programs * s <= num_sms) split = s;
+  if (split > 1) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid.x * split, grid.y, grid.z);
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = kSmemAlloc;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = split;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, wgrad_bias_kernel, map_dout_desc_3_23, map_act_desc_4_25, map_dw_desc_26, arg_dout_ptr, arg_act_ptr, arg_dw_ptr, arg_db_ptr, static_cast<int>(arg_M), static_cast<int>(arg_K_OUT), static_cast<int>(arg_N_IN), static_cast<int>(grid_x), static_cast<int>(grid_y), static_cast<int>(grid_z));
+  }
   wgrad_bias_kernel<<<grid, kThreads, kSmemAlloc, stream>>>(map_dout_desc_3_23, map_act_desc_4_25, map_dw_desc_26, arg_dout_ptr, arg_act_ptr, arg_dw_ptr, arg_db_ptr, static_cast<int>(arg_M), static_cast<int>(arg_K_OUT), static_cast<int>(arg_N_IN), static_cast<int>(grid_x), static_cast<int>(grid_y), static_cast<int>(grid_z));
   return cudaGetLastError();
 }

@@ -85,6 +85,9 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
   sub->add_option("--grid", a->o.grid,
                   "launch grid X,Y,Z, each an expression of kernel parameters such as "
                   "'cdiv(N_CTX, 128),Z * H,1' (overrides the derived one)");
+  sub->add_flag("!--no-split", a->o.split,
+                "never let the launcher split a loop over a CTA cluster (docs/scheduler.md, "
+                "\"Split loops\")");
   sub->add_option("--raster-group", a->o.raster_group,
                   "CTA rasterization group of a 2D grid (0 = launch the grid as is)")
       ->capture_default_str();

@@ -77,6 +77,7 @@ void lower_atomic(Lower& L, const ttgir::Op& o, Lowered& out) {
                               ", AtomSem::" + sem + ", AtomScope::" + scope + ">(" + old + ", " +
                               R(p.storage) + ", " + x + ", " + mask + ");",
                           c.note(o.id) + ": " + kind + ", " + sem + ", " + scope));
+  out.body.back().global_write = true;
 }
 
 }  // namespace sched2cu::emit

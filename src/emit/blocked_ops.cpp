@@ -478,6 +478,7 @@ void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     out.body.push_back(
         code("if (" + cond + ") *static_cast<" + p.cty + ">(" + R(p.storage) + ") = " + val + ";",
              c.note(o.id) + ": one thread per warpgroup"));
+    out.body.back().global_write = true;
     return;
   }
   if (p.lay != Lay::BTile) c.fail(o.id, "the pointers of a store must be a tensor of pointers");
@@ -489,6 +490,7 @@ void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   const int run = run_of(p, data);
   out.body.push_back(
       code("bstore<" + S(run) + ">(" + R(p.storage) + ", " + x + ", " + mask + ");", c.note(o.id)));
+  out.body.back().global_write = true;
 }
 
 }  // namespace

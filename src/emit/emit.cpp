@@ -32,6 +32,8 @@ Program lower_program(const sgraph::ScheduleGraph& g, const Options& opts) {
                        "most " +
                        std::to_string(kMaxStages));
   const std::string kname = g.kernel.name;
+  for (size_t li = 0; li < g.loops.size(); ++li)
+    if (g.loops[li].split > 1) c.split_loop = static_cast<int>(li);
   plan_descriptors(c);
   plan_smem(c);
   plan_quad_partials(c);

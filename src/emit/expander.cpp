@@ -521,10 +521,12 @@ std::vector<Stmt> Expander::run() {
     L_.fn_waited.insert(ch.id);
   }
   const std::string ity = scalar_ctype(c_, c_.type(fl_.iv), loop_.op);
-  out.push_back(trip_count(ity, T_,
-                           R(fl_.ub) + " > " + R(fl_.lb) + " ? (" + R(fl_.ub) + " - " + R(fl_.lb) +
-                               " + " + R(fl_.step) + " - 1) / " + R(fl_.step) + " : 0",
-                           li_, "iterations of loop " + S(li_)));
+  const Text trips = R(fl_.ub) + " > " + R(fl_.lb) + " ? (" + R(fl_.ub) + " - " + R(fl_.lb) +
+                     " + " + R(fl_.step) + " - 1) / " + R(fl_.step) + " : 0";
+  if (li_ == c_.split_loop) kb_ = "kb" + S(li_);
+  out.push_back(trip_count(ity, T_, split_trip(c_, li_, trips, kb_, out), li_,
+                           "iterations of loop " + S(li_) +
+                               (c_.split_loop >= 0 ? " (in this CTA)" : "")));
   auto step_code = [&](int sec, int step) { return emit_step(section(sec, step), waits, fences); };
   if (S_ == 1) {
     out.push_back(for_(ity + " " + k_ + " = 0", k_ + " < " + T_, "++" + k_, step_code(1, 0),
@@ -584,6 +586,12 @@ std::vector<Stmt> Expander::run() {
                                   "loop " + S(li_) +
                                       " ran no iteration: its accumulators hold "
                                       "their init value"));
+  if (li_ == c_.split_loop) {
+    std::vector<Text> sums;
+    for (size_t k = 0; k < fl_.iter_args.size(); ++k)
+      if (yield_of_.count(fl_.iter_args[k])) sums.push_back(R(fl_.results[k]));
+    if (!sums.empty()) out.push_back(split_sum(c_, L_.r, li_, sums));
+  }
   return out;
 }
 

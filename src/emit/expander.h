@@ -79,6 +79,7 @@ class Expander {
   long long ii_ = 1;
   std::vector<int> order_;  // event indices in body order
   std::string k_, T_, it_;  // names of the step variable, trip count, ring counter base
+  std::string kb_;  // a split loop's first iteration in this CTA (split.cpp), "" = not split
 
   const Node& node(int id) const { return loop_.nodes.at(static_cast<size_t>(id)); }
   [[noreturn]] void fail(const std::string& msg) const { c_.fail(loop_.op, msg); }

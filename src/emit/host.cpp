@@ -55,6 +55,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
   o += "  cudaError_t e = cudaSuccess;\n";
   bool need_sms = false;
   for (const auto& e : c.g.launch.grid) need_sms |= sgraph::uses_num_sms(e);
+  need_sms |= c.split_loop >= 0;  // the split decision counts idle SMs
   if (need_sms) {
     o += "  int dev = 0, num_sms = 0;\n";
     o += "  if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;\n";
@@ -174,7 +175,6 @@ std::string lower_host(Ctx& c, const std::string& kname) {
   else
     o += "  const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), "
          "static_cast<unsigned>(grid_z));\n";
-  o += "  " + kname + "<<<grid, kThreads, kSmemAlloc, stream>>>(";
   std::string args;
   for (auto& [op, d] : c.descs)
     if (!d.box.empty()) args += (args.empty() ? "" : ", ") + d.map;
@@ -184,7 +184,32 @@ std::string lower_host(Ctx& c, const std::string& kname) {
             (ct == "void*" ? "arg_" + p.name : "static_cast<" + ct + ">(arg_" + p.name + ")");
   }
   args += ", static_cast<int>(grid_x), static_cast<int>(grid_y), static_cast<int>(grid_z)";
-  o += args + ");\n";
+  if (c.split_loop >= 0) {
+    // Split loops (docs/emitter.md): a cluster of `split` CTAs runs each program, sharing loop
+    // N's iterations, where the programs alone leave at least half the SMs idle.
+    const std::string li = S(c.split_loop);
+    o += "  const long long programs = grid_x * grid_y * grid_z;\n";
+    o += "  unsigned split = 1;  // CTAs per program, sharing loop " + li + "'s iterations\n";
+    o += "  for (unsigned s = " + S(c.g.loops.at(static_cast<size_t>(c.split_loop)).split) +
+         "; s > 1 && split == 1; s /= 2)\n";
+    o += "    if (programs * s <= num_sms) split = s;\n";
+    o += "  if (split > 1) {\n";
+    o += "    cudaLaunchConfig_t cfg = {};\n";
+    o += "    cfg.gridDim = dim3(grid.x * split, grid.y, grid.z);\n";
+    o += "    cfg.blockDim = dim3(kThreads);\n";
+    o += "    cfg.dynamicSmemBytes = kSmemAlloc;\n";
+    o += "    cfg.stream = stream;\n";
+    o += "    cudaLaunchAttribute attr[1] = {};\n";
+    o += "    attr[0].id = cudaLaunchAttributeClusterDimension;\n";
+    o += "    attr[0].val.clusterDim.x = split;\n";
+    o += "    attr[0].val.clusterDim.y = 1;\n";
+    o += "    attr[0].val.clusterDim.z = 1;\n";
+    o += "    cfg.attrs = attr;\n";
+    o += "    cfg.numAttrs = 1;\n";
+    o += "    return cudaLaunchKernelEx(&cfg, " + kname + ", " + args + ");\n";
+    o += "  }\n";
+  }
+  o += "  " + kname + "<<<grid, kThreads, kSmemAlloc, stream>>>(" + args + ");\n";
   o += "  return cudaGetLastError();\n}\n";
   return o;
 }

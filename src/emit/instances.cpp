@@ -87,8 +87,9 @@ std::vector<Stmt> Expander::instantiate(std::vector<Stmt> body, const SInst& si,
         continue;
       }
       if (p.value == fl_.iv) {
-        out += "(" + R(fl_.lb) + " + " + (jlit ? Text(S(si.step - s)) : "(" + j + ")") + " * " +
-               R(fl_.step) + ")";
+        Text idx = jlit ? Text(S(si.step - s)) : "(" + j + ")";
+        if (!kb_.empty()) idx = "(" + kb_ + " + " + idx + ")";  // this CTA's share (split.cpp)
+        out += "(" + R(fl_.lb) + " + " + idx + " * " + R(fl_.step) + ")";
         continue;
       }
       const auto [v, a] =

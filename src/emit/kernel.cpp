@@ -348,9 +348,12 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
     init.push_back(ring_init(name, c.fill_slots(b), 1, 1,
                              "fills of buffer " + S(b.id) + " (" + c.note(b.fill_op) + ")"));
   }
+  std::vector<Stmt> after_sync;
+  split_head(c, head, init, after_sync);
   init.push_back(sync_op(Stmt::Kind::InitFence));
   head.push_back(if_("threadIdx.x == 0", init));
   head.push_back(sync_op(Stmt::Kind::CtaSync));
+  head.insert(head.end(), after_sync.begin(), after_sync.end());
   head.push_back(code("const int wg = warpgroup_idx();"));
   if (c.scratch_bytes > 0) {
     // Per-warpgroup scratch of the blocked reductions and conversions, after everything else.
@@ -382,7 +385,10 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
   if (G > 0) {
     head.push_back(comment("CTA rasterization (launch.raster_group " + S(G) + "): groups of " +
                            S(G) + " x-programs share the y-indexed operand in L2"));
-    head.push_back(code("const int cta_ = static_cast<int>(blockIdx.x);"));
+    head.push_back(code(c.split_loop >= 0
+                            ? "const int cta_ = static_cast<int>(blockIdx.x / split_n);  // a "
+                              "cluster is one program"
+                            : "const int cta_ = static_cast<int>(blockIdx.x);"));
     head.push_back(code("const int group_ = " + S(G) + " * num_programs_y;"));
     head.push_back(code("const int first_x_ = cta_ / group_ * " + S(G) + ";"));
     head.push_back(code("const int gsize_ = min(num_programs_x - first_x_, " + S(G) + ");"));
@@ -390,12 +396,16 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
     head.push_back(named_decl("int", "program_id_y", "cta_ % group_ / gsize_", true));
     head.push_back(named_decl("int", "program_id_z", "0", true));
   } else {
-    head.push_back(named_decl("int", "program_id_x", "static_cast<int>(blockIdx.x)", true));
+    head.push_back(named_decl(
+        "int", "program_id_x",
+        c.split_loop >= 0 ? "static_cast<int>(blockIdx.x / split_n)" : "static_cast<int>(blockIdx.x)",
+        true, c.split_loop >= 0 ? "a cluster (along x) is one program" : ""));
     head.push_back(named_decl("int", "program_id_y", "static_cast<int>(blockIdx.y)", true));
     head.push_back(named_decl("int", "program_id_z", "static_cast<int>(blockIdx.z)", true));
   }
   head.insert(head.end(), pro.begin(), pro.end());
   head.insert(head.end(), chain.begin(), chain.end());
+  if (c.split_loop >= 0) split_guard_writes(head);
   Namer name = [&](int value, int age) -> std::string {
     if (is_pseudo(value)) throw Error("emit: internal: an unresolved loop counter reference");
     if (age == 0) {

@@ -153,6 +153,12 @@ struct Ctx {
   // the first of them, Expander::defer_fills).
   bool role_issues_mmas(int li, int role) const;
 
+  // The loop the launcher may split over a cluster (Loop::split > 1), -1 = none; its sum's
+  // barriers (SplitBars) and the bytes a CTA other than the first writes its share through (the
+  // loop's own rings, drained by then), placed by plan_smem (docs/emitter.md, "Split loops").
+  int split_loop = -1;
+  long long split_bar_offset = -1, split_region = 0, split_region_bytes = 0;
+
   [[noreturn]] void fail(int op, const std::string& msg) const;
   std::string note(int op) const;  // "op 17 tt.descriptor_load"
   const ttgir::Op& op(int id) const { return f.op(id); }
@@ -392,6 +398,21 @@ Text range_start(const Lower& L, const Val& v, long long start);
 std::vector<Stmt> expand_loop(Lower& L, int li);
 // Whether the role has any work in loop `li` or the loops nested in it.
 bool role_works_in(const Lower& L, int li);
+
+// Split loops (split.cpp; docs/emitter.md, "Split loops"). The trip count of loop `li` as this
+// CTA runs it, given all its iterations `full`: the split loop's share (its first iteration is
+// declared into `out` as `kb`), the split loop's parent's count (split_outer), else `full`.
+Text split_trip(const Ctx& c, int li, const Text& full, const std::string& kb,
+                std::vector<Stmt>& out);
+// After the split loop, in the role that holds its results: their sum across the cluster.
+Stmt split_sum(const Ctx& c, const sgraph::Role& r, int li, const std::vector<Text>& vals);
+// The kernel head's part: cluster rank and size, the sum's phase counter (into `head`), the
+// barriers' init (into `init`), and the wait that makes every CTA's inits visible to its peers
+// (into `after_sync`).
+void split_head(const Ctx& c, std::vector<Stmt>& head, std::vector<Stmt>& init,
+                std::vector<Stmt>& after_sync);
+// Every statement that writes global memory runs in the cluster's first CTA only.
+void split_guard_writes(std::vector<Stmt>& body);
 
 // --- kernel.cpp / host.cpp
 // ------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 // barriers). Reads decisions; never makes one the graph should have made.
 #include <algorithm>
 #include <cctype>
+#include <tuple>
+#include <utility>
 
 #include "lower.h"
 #include "sched2cu/common/diag.h"
@@ -291,6 +293,36 @@ void plan_smem(Ctx& c) {
       c.fill_offset[b.id] = off;
       off += 16LL * c.fill_slots(b);  // a Ring: full + empty barrier per slot
     }
+  if (c.split_loop >= 0) {
+    // The split sum's region: the loop's own buffers, drained once it ends. Their whole span when
+    // no other buffer lies inside it, else the largest of them (more rounds of the sum). Staging
+    // overlaid on the rings is written only after a role-wide barrier that follows the sum.
+    auto extent = [&](const sgraph::Buffer& b) {
+      const long long at = c.buf_offset.at(b.id);
+      return std::pair<long long, long long>{at, at + static_cast<long long>(b.bytes) * b.depth};
+    };
+    long long lo = -1, hi = 0, big_lo = -1, big_hi = 0;
+    for (const auto& b : c.g.buffers)
+      if (b.loop == c.split_loop) {
+        const auto [a, e] = extent(b);
+        lo = lo < 0 ? a : std::min(lo, a);
+        hi = std::max(hi, e);
+        if (e - a > big_hi - big_lo) std::tie(big_lo, big_hi) = std::pair{a, e};
+      }
+    if (lo < 0)
+      throw Error("emit: loop " + std::to_string(c.split_loop) +
+                  " is split (loops[].split) but has no ring to sum its results through");
+    for (const auto& b : c.g.buffers) {
+      if (b.loop == c.split_loop || c.overlaid.count(b.id) != 0 || c.buf_offset.count(b.id) == 0)
+        continue;
+      const auto [a, e] = extent(b);
+      if (a < hi && lo < e) std::tie(lo, hi) = std::pair{big_lo, big_hi};
+    }
+    c.split_region = lo;
+    c.split_region_bytes = hi - lo;
+    c.split_bar_offset = off;
+    off += 16;  // SplitBars: ready + go
+  }
   c.smem_bytes = off;
   if (off > budget)
     throw Error("emit: shared memory plan needs " + std::to_string(off + 1024) +

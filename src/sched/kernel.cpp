@@ -11,6 +11,7 @@
 #include "sched2cu/ddg/build.h"
 #include "sched2cu/sched/fills.h"
 #include "sched2cu/sched/grid.h"
+#include "sched2cu/sched/split.h"
 #include "sched2cu/sched/validate.h"
 
 namespace sched2cu::sched {
@@ -553,6 +554,7 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
         resident + (overlay ? std::max(rings_so_far, staging) : rings_so_far + staging) + 1024;
     plan_staging_fills(m, f, g, budget - used, t.budgets.mbarrier_bytes, ks.notes);
   }
+  if (o.split) plan_split(f, g, ks.notes);
   // Every schedule is validated again here, on exactly what is written.
   for (size_t k = 0; k < loops.size(); ++k)
     validate_schedule(built[k].g, ks.plans[k].sched, "loop " + std::to_string(k));

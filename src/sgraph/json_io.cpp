@@ -176,6 +176,7 @@ J to_j(const ScheduleGraph& g) {
     jl["rec_mii"] = L.rec_mii;
     jl["ii_optimal"] = L.ii_optimal;
     jl["stages"] = L.stages;
+    if (L.split != 1) jl["split"] = L.split;
     J nodes = J::array();
     for (const auto& n : L.nodes)
       nodes.push_back({{"id", n.id},
@@ -343,6 +344,7 @@ ScheduleGraph from_j(const Cur& root) {
     L.rec_mii = c.at("rec_mii").integer<int>();
     L.ii_optimal = c.at("ii_optimal").boolean();
     L.stages = c.at("stages").integer<int>();
+    if (c.has("split")) L.split = c.at("split").integer<int>();
     Cur ns = c.at("nodes");
     for (size_t n = 0; n < ns.size(); ++n) {
       Cur x = ns.at(n);

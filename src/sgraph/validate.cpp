@@ -341,6 +341,16 @@ struct Checker {
         (L.parent_loop < 0 || L.parent_loop >= static_cast<int>(g.loops.size()) ||
          L.parent_loop == static_cast<int>(li)))
       bad(p + "/parent_loop", "no such loop");
+    if (L.split != 1 && L.split != 2 && L.split != 4 && L.split != 8)
+      bad(p + "/split", "must be 1, 2, 4 or 8 (CTAs of a cluster)");
+    if (L.split > 1) {
+      for (size_t o = 0; o < li; ++o)
+        if (g.loops[o].split > 1) bad(p + "/split", "only one loop of a kernel may be split");
+      const int par = L.parent_loop;
+      if (par >= 0 && par < static_cast<int>(g.loops.size()) &&
+          g.loops[static_cast<size_t>(par)].parent_loop != -1)
+        bad(p + "/split", "a split loop is at top level or in a top-level loop");
+    }
     if (L.ii < 1) {
       bad(p + "/ii", "II must be positive");
       return;

@@ -271,6 +271,21 @@ class Parser {
         a.empty())
       return 0;
     if (f == "elect_one_sync" && a.empty()) return 1;
+    // The model is one CTA launched alone: a split loop's cluster of one (docs/verify.md). The
+    // first CTA of a larger cluster runs the same protocol (the others skip only global writes).
+    if (f == "cluster_ctarank" && a.empty()) return 0;
+    if (f == "cluster_nctarank" && a.empty()) return 1;
+    if ((f == "split_count" || f == "split_first") && a.size() == 3) {
+      if (!all() || *a[2] <= 0) return std::nullopt;
+      const long long T = *a[0], n = *a[2], r = *a[1];
+      if (r >= n || T <= 0) return f == "split_count" ? 0 : T;
+      const long long q = T / n, m = T % n;
+      return f == "split_count" ? q + (r < m ? 1 : 0) : r * q + std::min(r, m);
+    }
+    if (f == "split_outer" && a.size() == 2) {
+      if (!all()) return std::nullopt;
+      return *a[1] == 0 || *a[0] <= 1 ? *a[0] : 0;
+    }
     return std::nullopt;  // any other function: its value is not modelled
   }
 

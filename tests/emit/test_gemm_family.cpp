@@ -259,3 +259,34 @@ TEST(GemmFamily, FunctionScopeFillIsIssuedInTheNextLoop) {
 }
 
 }  // namespace
+
+// case7's K loop is split (Loop::split): each CTA of a cluster runs a contiguous share of its
+// iterations, the shares' sums meet in the first CTA before the epilogue, and only that CTA
+// writes memory. A kernel with no split loop has none of it.
+TEST(GemmFamily, SplitLoopSharesItsIterationsAndOnlyTheFirstCtaWrites) {
+  const std::string s = emitted(kCase7);
+  EXPECT_NE(s.find("const int T1 = split_count("), std::string::npos);
+  EXPECT_NE(s.find("const int kb1 = split_first("), std::string::npos);
+  EXPECT_NE(s.find("split_sum<256, 163840>(split_bars, smem + 32768, split_rank"),
+            std::string::npos);
+  // Every global write of the kernel body is the first CTA's.
+  const std::string body = between(s, "__global__", "\n}\n");
+  ASSERT_FALSE(body.empty());
+  int writes = 0;
+  for (const std::string w : {"tma_store_2d(", "bstore<"}) {
+    for (size_t at = body.find(w); at != std::string::npos; at = body.find(w, at + 1)) {
+      const size_t line = body.rfind('\n', at);
+      EXPECT_NE(body.substr(line, at - line).find("if (split_rank == 0) "), std::string::npos)
+          << body.substr(line, at - line + 40);
+      ++writes;
+    }
+  }
+  EXPECT_GT(writes, 0);
+  // The launcher asks for the cluster only when it splits.
+  EXPECT_NE(s.find("attr[0].val.clusterDim.x = split;"), std::string::npos);
+  EXPECT_NE(s.find("cudaLaunchKernelEx"), std::string::npos);
+
+  const std::string plain = emitted(kCase8);
+  EXPECT_EQ(plain.find("split_"), std::string::npos);
+  EXPECT_EQ(plain.find("cudaLaunchKernelEx"), std::string::npos);
+}

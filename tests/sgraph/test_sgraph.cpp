@@ -503,3 +503,32 @@ TEST(SgraphJson, DeeplyNestedDocumentIsAnErrorNotACrash) {
 }
 
 }  // namespace
+
+// Loop::split: written only where a loop is split (every other graph reads as before), one loop
+// per kernel, a power-of-two cluster, at most one loop deep.
+TEST(SgraphValidate, SplitLoops) {
+  const fs::path p =
+      fs::path(SCHED2CU_SOURCE_DIR) / "examples/case7_wgrad_bias/schedule_graph.json";
+  ScheduleGraph base = read_schedule_graph(p);
+  ASSERT_EQ(base.loops.size(), 2u);
+  EXPECT_EQ(base.loops[0].split, 1);
+  EXPECT_EQ(base.loops[1].split, 4);
+  EXPECT_TRUE(check(base).empty());
+  const std::string text = to_json_text(base);
+  EXPECT_EQ(text.find("\"split\": 1"), std::string::npos);
+  EXPECT_NE(text.find("\"split\": 4"), std::string::npos);
+  {
+    ScheduleGraph g = base;
+    g.loops[1].split = 3;
+    EXPECT_TRUE(has_problem(g, "/loops/1/split", "must be 1, 2, 4 or 8"));
+  }
+  {
+    ScheduleGraph g = base;
+    g.loops[0].split = 2;
+    EXPECT_TRUE(has_problem(g, "/loops/1/split", "only one loop"));
+  }
+  {
+    ScheduleGraph g = read_schedule_graph(kFixture);
+    EXPECT_EQ(to_json_text(g).find("\"split\""), std::string::npos);
+  }
+}

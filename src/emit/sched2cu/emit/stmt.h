@@ -113,6 +113,9 @@ struct Stmt {
   std::string note;  // printed as a trailing comment: the graph element it lowers
   Text text, cond, init, step, type, var;
   Text guard;  // non-empty: a one-line statement printed as `if (guard) <statement>`
+  // Writes global memory (a pointer store or atomic): a split kernel runs it in its cluster's
+  // first CTA only (split_guard_writes).
+  bool global_write = false;
   bool is_const = false;
   bool one_line = false;
   std::string ring;

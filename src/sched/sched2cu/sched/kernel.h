@@ -31,6 +31,9 @@ struct KernelOptions {
   // --loads: how a memory-bound kernel's tile loads reach registers (load_path.h); Auto = the
   // faster predicted schedule.
   LoadMode loads = LoadMode::Auto;
+  // Let the launcher split one loop over a cluster where the grid leaves SMs idle (split.h);
+  // --no-split turns it off.
+  bool split = true;
 };
 
 struct KernelSchedule {

@@ -162,6 +162,10 @@ struct Loop {
   int rec_mii = 0;
   bool ii_optimal = false;  // proven optimal by the exact method
   int stages = 0;           // max node stage + 1
+  // Split over a cluster (docs/schedule_graph.md, "Split loops"): up to this many CTAs of one
+  // cluster may each run a contiguous share of the iterations and sum the loop's results into
+  // the cluster's first CTA; the launcher picks the count per launch. 1 = never split.
+  int split = 1;
   std::vector<Node> nodes;
   std::vector<Edge> edges;
   std::vector<Ring> rings;

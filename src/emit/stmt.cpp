@@ -221,6 +221,18 @@ Stmt mem_code(Text text, Access a, std::string note) {
   s.note = std::move(note);
   return s;
 }
+Stmt cluster_sum(Text text, Text share, int bar_id, int threads, std::vector<Access> region,
+                 std::string note) {
+  Stmt s;
+  s.kind = Stmt::Kind::ClusterSum;
+  s.text = std::move(text);
+  s.cond = std::move(share);
+  s.bar_id = bar_id;
+  s.threads = threads;
+  s.mem = std::move(region);
+  s.note = std::move(note);
+  return s;
+}
 Stmt guarded(Text guard, Stmt s) {
   s.guard = std::move(guard);
   return s;
@@ -432,6 +444,7 @@ std::string single(const Stmt& s, const Namer& name) {
   switch (s.kind) {
     case Stmt::Kind::Code:
     case Stmt::Kind::MemCode:
+    case Stmt::Kind::ClusterSum:
       return T(s.text);
     case Stmt::Kind::Decl: {
       // A constant pointer is `T* const`: its pointee stays writable and casts to `T*` as a

@@ -271,10 +271,10 @@ class Parser {
         a.empty())
       return 0;
     if (f == "elect_one_sync" && a.empty()) return 1;
-    // The model is one CTA launched alone: a split loop's cluster of one (docs/verify.md). The
-    // first CTA of a larger cluster runs the same protocol (the others skip only global writes).
+    // The modelled CTA is the first of its cluster (docs/verify.md, "Clusters"): the others run
+    // the same protocol but skip the global writes and the split sum's shared-memory accesses.
     if (f == "cluster_ctarank" && a.empty()) return 0;
-    if (f == "cluster_nctarank" && a.empty()) return 1;
+    if (f == "cluster_nctarank" && a.empty()) return env_.cluster;
     if ((f == "split_count" || f == "split_first") && a.size() == 3) {
       if (!all() || *a[2] <= 0) return std::nullopt;
       const long long T = *a[0], n = *a[2], r = *a[1];

@@ -26,6 +26,7 @@ class Env {
   std::optional<long long> get(const std::string& name) const;
   bool declared(const std::string& name) const;
   int warpgroup = 0;  // warpgroup_idx() of the process
+  int cluster = 1;    // cluster_nctarank() (the modelled CTA is the cluster's first)
  private:
   std::vector<std::map<std::string, std::optional<long long>>> scopes_;
 };

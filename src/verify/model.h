@@ -82,6 +82,7 @@ struct Process {
 // loop l's trip count it is trips[l][n % size] (every role reaches them in the same order).
 struct Scenario {
   std::map<int, std::vector<long long>> trips;
+  int cluster = 1;  // CTAs in the launch's cluster (the modelled CTA is the first)
   std::string str() const;
 };
 

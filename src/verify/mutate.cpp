@@ -136,6 +136,24 @@ std::vector<Site> sites(emit::Program& p) {
       "store-drain-removed", "a TMA store drain that lets every store stay in flight",
       [](const std::vector<Stmt>& v, size_t i) { return v[i].kind == K::BulkWait; },
       [](std::vector<Stmt>& v, size_t i) { v[i].pending = 7; });
+  // A split loop inside a persistent tile loop summed across the cluster even when the first
+  // CTA runs several tiles: its rings refill for the next tile while the sum passes through them.
+  const auto literal = [](const emit::Text& t) {
+    return emit::render(t, [](int, int) { return std::string(); });
+  };
+  add(
+      "split-share-outer", "a split sum that ignores the tile loop around it",
+      [literal](const std::vector<Stmt>& v, size_t i) {
+        return v[i].kind == K::ClusterSum && literal(v[i].cond) != "split_n";
+      },
+      [literal](std::vector<Stmt>& v, size_t i) {
+        Stmt& s = v[i];
+        const std::string old = literal(s.cond);
+        for (auto& piece : s.text.pieces())
+          for (size_t at; piece.value < 0 && (at = piece.s.find(old)) != std::string::npos;)
+            piece.s.replace(at, old.size(), "split_n");
+        s.cond = "split_n";
+      });
   // Producer and consumer disagreeing on a ring's depth: the producer's statements assume one
   // slot fewer.
   std::set<std::string> rings;

@@ -39,7 +39,8 @@ std::string Scenario::str() const {
     s += "loop " + std::to_string(l) + ": ";
     for (size_t i = 0; i < t.size(); ++i) s += (i ? "/" : "") + std::to_string(t[i]);
   }
-  return s.empty() ? "no loop" : s + " iterations";
+  s = s.empty() ? "no loop" : s + " iterations";
+  return cluster > 1 ? s + ", the first CTA of a cluster of " + std::to_string(cluster) : s;
 }
 
 namespace {
@@ -92,6 +93,7 @@ class Interp {
     p_.warpgroup = wg;
     env_ = Env{};
     env_.warpgroup = wg;
+    env_.cluster = sc_.cluster;
     env_.push();
     // Kernel arguments: trip counts come from the scenario, so their values only reach index
     // math the protocol does not depend on; a fixed value keeps that math defined.
@@ -424,6 +426,37 @@ class Interp {
         Event e;
         e.k = Event::K::ProxyFence;
         return event(e, s);
+      }
+      case Stmt::Kind::ClusterSum: {
+        // The first CTA of a cluster sharing the loop (the modelled CTA is rank 0): every thread
+        // of the role joins the barrier, stores its words into the region and loads the sums
+        // back (the peers' remote adds land in between, from outside this CTA's protocol).
+        if (value(s, s.cond, "cluster share") <= 1) return;
+        if (single) fail(s, "a split sum under a one-thread condition");
+        const std::string info = " [barrier " + std::to_string(s.bar_id) + "]";
+        Event a;
+        a.k = Event::K::NamedArrive;
+        a.nb = s.bar_id;
+        a.threads = s.threads;
+        a.count = mult;
+        event(a, s, info);
+        Event w;
+        w.k = Event::K::NamedWait;
+        w.nb = s.bar_id;
+        event(w, s, info);
+        for (const bool write : {true, false}) {
+          Event e;
+          e.k = write ? Event::K::Write : Event::K::Read;
+          std::string what;
+          for (const Access& x : s.mem) {
+            Access y = x;
+            y.write = write;
+            e.mem.push_back(access(s, y));
+            what += slot_text(e.mem.back());
+          }
+          event(e, s, (write ? " [stores its words" : " [loads the sums") + what + "]");
+        }
+        return;
       }
       case Stmt::Kind::NamedSync:
       case Stmt::Kind::NamedArrive:

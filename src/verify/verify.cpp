@@ -87,6 +87,18 @@ std::vector<Scenario> scenarios(const sgraph::ScheduleGraph& g) {
           s.trips[l] = {n};
           out.push_back(s);
         }
+  // A split loop (docs/emitter.md, "Split loops"): every scenario again as the first CTA of a
+  // cluster of two, which passes the sum through its drained rings.
+  bool split = false;
+  for (const auto& l : g.loops) split |= l.split > 1;
+  if (split) {
+    const size_t n = out.size();
+    for (size_t i = 0; i < n; ++i) {
+      Scenario s = out[i];
+      s.cluster = 2;
+      out.push_back(s);
+    }
+  }
   return out;
 }
 

@@ -276,6 +276,35 @@ TEST(VerifyProtocol, NamedBarrierCountsDisagree) {
       << f;
 }
 
+// A split sum (ClusterSum) in the consumer after its loop, through the ring's bytes: the
+// cluster's first CTA stores its words there, so the sum must come after the last release.
+emit::Program split_sum_program(const std::string& share, bool before_release) {
+  emit::Program p = ring_program({});
+  Access region;
+  region.write = true;
+  region.buffer = 0;
+  region.bytes = 2048;  // both slots
+  Stmt sum = emit::cluster_sum("split_sum<128, 2048>(...);", share, 2, 128, {region}, "sum");
+  // The consumer's loop body: wait, read, release; a sum before the release holds the slot.
+  std::vector<Stmt>& consume = p.body.back().else_body[0].body[1].body;
+  if (before_release)
+    consume.insert(consume.end() - 1, sum);
+  else
+    p.body.back().else_body[0].body.push_back(sum);
+  return p;
+}
+
+TEST(VerifyProtocol, SplitSumThroughDrainedRingsIsProven) {
+  const Report r = verify(split_sum_program("2", false), one_loop(2));
+  EXPECT_TRUE(r.ok) << r.failure;
+}
+
+TEST(VerifyProtocol, SplitSumWhileASlotIsHeld) {
+  EXPECT_HAS(failure(split_sum_program("2", true)), "while warpgroup 1");
+  // A cluster of one passes nothing through shared memory.
+  EXPECT_TRUE(verify(split_sum_program("1", true), one_loop(2)).ok);
+}
+
 TEST(VerifyProtocol, ConditionOnAnUntrackedValueIsAnError) {
   emit::Program p;
   p.warpgroups = 1;
@@ -332,6 +361,28 @@ TEST(VerifyCorpus, EveryMutantOfCase1IsCaughtAndPrintsTheMutation) {
     EXPECT_FALSE(r.ok) << m.name << " not caught";
   }
   EXPECT_THROW(mutate(p, "no-such"), Error);
+}
+
+// A split loop inside a persistent tile loop (case2): proven for a cluster of one and as the
+// first CTA of a cluster of two; a sum that ignores the tile loop around it (its rings refill
+// for the next tile while the sum passes through them) is caught.
+TEST(VerifyCorpus, SplitSumOfAPersistentLoopIsProvenAndItsOuterShareMutantCaught) {
+  const auto path = std::filesystem::path(SCHED2CU_SOURCE_DIR) /
+                    "examples/case2_persistent_gemm/schedule_graph.json";
+  const auto g = sgraph::read_schedule_graph(path.string());
+  const emit::Program p = emit::lower_program(g, {});
+  const Report ok = verify(p, g);
+  ASSERT_TRUE(ok.ok) << ok.failure;
+  int sites = 0;
+  for (const auto& m : mutants(p)) {
+    if (m.name.rfind("split-share-outer", 0) != 0) continue;
+    ++sites;
+    const Report r = verify(mutate(p, m.name), g);
+    ASSERT_FALSE(r.ok) << m.name << " not caught";
+    EXPECT_HAS(r.failure, "the first CTA of a cluster of 2");
+    EXPECT_HAS(r.failure, "stores its words");
+  }
+  EXPECT_GE(sites, 1);
 }
 
 // case5's staged bias (fills of its C staging, docs/emitter.md): every mutant, the fill ring's

@@ -101,6 +101,11 @@ struct Stmt {
     // A statement with only a memory effect (mem) and plain text: a register read of a slot
     // or a generic-proxy write of staging, printed as text.
     MemCode,
+    // A split loop's sum across the CTAs of a cluster (split_sum, docs/emitter.md "Split
+    // loops"), printed as `text`. `cond`: how many CTAs share the loop; when more than one, the
+    // cluster's first CTA joins named barrier `bar_id` of `threads` threads, then writes and reads
+    // back `mem` (the region the sum passes through) with generic-proxy accesses.
+    ClusterSum,
     // cond; body: the statements that give a loop's folded accumulators their init values after
     // a loop that ran no iteration; split_zero_trip() replaces it. Never printed.
     ZeroTripSplit,
@@ -170,6 +175,8 @@ Stmt sync_op(Stmt::Kind k, std::string note = "");  // InitFence, CtaSync, Proxy
 Stmt bar_init(Text bar, int count, std::string note);
 Stmt trip_count(Text type, Text var, Text init, int loop, std::string note);
 Stmt mem_code(Text text, Access a, std::string note = "");
+Stmt cluster_sum(Text text, Text share, int bar_id, int threads, std::vector<Access> region,
+                 std::string note);
 Stmt guarded(Text guard, Stmt s);  // s printed as `if (guard) s`
 Stmt zero_trip_split(Text cond, std::vector<Stmt> fills, std::string note);
 Stmt split_end();

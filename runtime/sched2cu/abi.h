@@ -40,4 +40,15 @@ static inline long long sched2cu_host_mul(long long a, long long b) {
   return r;
 }
 static inline long long sched2cu_host_min(long long a, long long b) { return a < b ? a : b; }
+// The CTAs per program of a launcher whose kernel has a split loop (docs/emitter.md, "Split
+// loops"): the largest power of two s <= max_split with programs * s <= num_sms (the programs
+// alone leave SMs idle) and, where the loop's trip count is known (trip >= 0), at least
+// min_share iterations per CTA, so that every CTA's pipeline fills before the sum; else 1.
+static inline unsigned sched2cu_host_split(long long programs, long long num_sms,
+                                           unsigned max_split, long long trip,
+                                           long long min_share) {
+  for (unsigned s = max_split; s > 1; s /= 2)
+    if (programs * s <= num_sms && (trip < 0 || trip >= min_share * s)) return s;
+  return 1;
+}
 #endif

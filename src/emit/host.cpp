@@ -3,6 +3,7 @@
 // grid from the graph's grid expressions (checked for emptiness before any map is built), block and
 // dynamic shared memory from the plan), plus the file assembly (header, includes, kernel
 // signature). Never decides anything about the schedule.
+#include <algorithm>
 #include <cctype>
 
 #include "lower.h"
@@ -187,12 +188,23 @@ std::string lower_host(Ctx& c, const std::string& kname) {
   if (c.split_loop >= 0) {
     // Split loops (docs/emitter.md): a cluster of `split` CTAs runs each program, sharing loop
     // N's iterations, where the programs alone leave at least half the SMs idle.
+    // Each CTA's share holds at least the loop's deepest ring of iterations where the trip count
+    // is computable here, so that every CTA's pipeline fills before the sum.
     const std::string li = S(c.split_loop);
-    o += "  const long long programs = grid_x * grid_y * grid_z;\n";
-    o += "  unsigned split = 1;  // CTAs per program, sharing loop " + li + "'s iterations\n";
-    o += "  for (unsigned s = " + S(c.g.loops.at(static_cast<size_t>(c.split_loop)).split) +
-         "; s > 1 && split == 1; s /= 2)\n";
-    o += "    if (programs * s <= num_sms) split = s;\n";
+    const sgraph::Loop& L = c.g.loops.at(static_cast<size_t>(c.split_loop));
+    int depth = 1;
+    for (const auto& r : L.rings) depth = std::max(depth, r.depth);
+    std::string trip = "-1";
+    if (host_computable(c, L.lb) && host_computable(c, L.ub) && host_computable(c, L.step)) {
+      const std::string lb = host_expr(c, L.lb, L.op), ub = host_expr(c, L.ub, L.op),
+                        st = host_expr(c, L.step, L.op);
+      o += "  const long long split_trip = " + ub + " > " + lb + " && " + st + " > 0 ? (" + ub +
+           " - " + lb + " + " + st + " - 1) / " + st + " : 0;  // loop " + li + "'s iterations\n";
+      trip = "split_trip";
+    }
+    o += "  // CTAs per program, sharing loop " + li + "'s iterations\n";
+    o += "  const unsigned split = sched2cu_host_split(grid_x * grid_y * grid_z, num_sms, " +
+         S(L.split) + ", " + trip + ", " + S(depth) + ");\n";
     o += "  if (split > 1) {\n";
     o += "    cudaLaunchConfig_t cfg = {};\n";
     o += "    cfg.gridDim = dim3(grid.x * split, grid.y, grid.z);\n";

@@ -279,6 +279,8 @@ void lower_acc_expr(Lower& L, const ttgir::Op& o, Lowered& out);
 // element type; `ty` is the result's C++ element type).
 std::string element_expr(const Ctx& c, const ttgir::Op& o, const std::string& ty);
 std::string host_expr(const Ctx& c, int value, int user_op);
+// Whether host_expr computes `value` (kernel arguments, constants and their integer arithmetic).
+bool host_computable(const Ctx& c, int value);
 std::string float_literal(const Ctx& c, const ttgir::Attribute& a, int op);
 bool is_zero_literal(const ttgir::Attribute& a);
 std::string cuda_elem(const Ctx& c, const std::string& elem, int op);  // "__half"

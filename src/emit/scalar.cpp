@@ -197,6 +197,23 @@ std::string host_expr(const Ctx& c, int value, int user_op) {
                       ") must be computable on the host from kernel arguments");
 }
 
+bool host_computable(const Ctx& c, int value) {
+  for (const auto& p : c.g.kernel.params)
+    if (p.value == value) return true;
+  const ttgir::Op* d = c.f.def_op(value);
+  if (d == nullptr) return false;
+  const std::string& n = d->name;
+  if (n == "arith.constant") return true;
+  const bool unary =
+      n == "arith.extsi" || n == "arith.extui" || n == "arith.index_cast" || n == "arith.trunci";
+  const bool binary =
+      n == "arith.muli" || n == "arith.addi" || n == "arith.subi" || n == "arith.divsi";
+  if (!unary && !binary) return false;
+  for (size_t i = 0; i < (unary ? 1u : 2u); ++i)
+    if (i >= d->operands.size() || !host_computable(c, d->operands[i])) return false;
+  return true;
+}
+
 namespace {
 const ttgir::Attribute* layout_param(const Ctx& c, const ttgir::Type& t, const char* key, int op) {
   const ttgir::Type* tt = &t;

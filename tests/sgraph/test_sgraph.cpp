@@ -120,6 +120,19 @@ TEST(GridExpr, HostProductsSaturateInsteadOfWrapping) {
   EXPECT_EQ(sched2cu_host_mul(sched2cu_host_mul(-big, big), -big), LLONG_MAX);
 }
 
+// The launcher's cluster for a split loop: programs that leave SMs idle split as far as the SMs
+// and, with a known trip count, a full ring's worth of iterations per CTA allow.
+TEST(GridExpr, SplitNeedsIdleSmsAndAFullPipelinePerCta) {
+  // case5 on 132 SMs, 4-deep ring, split up to 4: 32 programs at K = 1024 (16 iterations).
+  EXPECT_EQ(sched2cu_host_split(32, 132, 4, 16, 4), 4u);
+  EXPECT_EQ(sched2cu_host_split(32, 132, 4, 15, 4), 2u);    // 3 iterations a CTA of 4: too few
+  EXPECT_EQ(sched2cu_host_split(2, 132, 4, 2, 4), 1u);      // 256x256x128: two iterations in all
+  EXPECT_EQ(sched2cu_host_split(64, 132, 4, 1000, 4), 2u);  // 4 x 64 CTAs do not fit
+  EXPECT_EQ(sched2cu_host_split(128, 132, 4, 1000, 4), 1u);
+  EXPECT_EQ(sched2cu_host_split(32, 132, 4, -1, 4), 4u);  // trip count not known on the host
+  EXPECT_EQ(sched2cu_host_split(32, 132, 1, 1000, 4), 1u);
+}
+
 // Grid expressions: the text form --grid accepts, its printing (minimal parentheses), the host
 // C++ form, and located errors for bad text.
 TEST(GridExpr, ParsePrintAndHostForm) {

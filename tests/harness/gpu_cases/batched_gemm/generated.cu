@@ -240,10 +240,9 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     smem_attr_set = true;
   }
   const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
-  const long long programs = grid_x * grid_y * grid_z;
-  unsigned split = 1;  // CTAs per program, sharing loop 0's iterations
-  for (unsigned s = 4; s > 1 && split == 1; s /= 2)
-    if (programs * s <= num_sms) split = s;
+  const long long split_trip = arg_K > (0) && (64) > 0 ? (arg_K - (0) + (64) - 1) / (64) : 0;  // loop 0's iterations
+  // CTAs per program, sharing loop 0's iterations
+  const unsigned split = sched2cu_host_split(grid_x * grid_y * grid_z, num_sms, 4, split_trip, 5);
   if (split > 1) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid.x * split, grid.y, grid.z);

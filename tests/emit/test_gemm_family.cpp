@@ -282,7 +282,11 @@ TEST(GemmFamily, SplitLoopSharesItsIterationsAndOnlyTheFirstCtaWrites) {
     }
   }
   EXPECT_GT(writes, 0);
-  // The launcher asks for the cluster only when it splits.
+  // The launcher asks for the cluster only when it splits, and bounds the split by the M loop's
+  // trip count (64-row steps) and its 5-deep rings.
+  EXPECT_NE(s.find("const long long split_trip = arg_M > (0) && (64) > 0 ?"), std::string::npos);
+  EXPECT_NE(s.find("sched2cu_host_split(grid_x * grid_y * grid_z, num_sms, 4, split_trip, 5)"),
+            std::string::npos);
   EXPECT_NE(s.find("attr[0].val.clusterDim.x = split;"), std::string::npos);
   EXPECT_NE(s.find("cudaLaunchKernelEx"), std::string::npos);
 

@@ -108,7 +108,8 @@ void plan_split(const Function& f, sgraph::ScheduleGraph& g, std::vector<std::st
     notes.push_back("loop " + std::to_string(li) + ": may be split over a cluster of up to " +
                     std::to_string(kMaxSplit) +
                     " CTAs (f32 sums from zero, no memory writes): the launcher splits it "
-                    "where the grid leaves SMs idle");
+                    "where the grid leaves SMs idle and each CTA keeps at least a ring's depth "
+                    "of iterations");
     return;
   }
 }

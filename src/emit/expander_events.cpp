@@ -98,42 +98,29 @@ void Expander::make_events() {
       rebase(r);
       ev_.push_back(r);
     }
-    if (ch.producer_role == L_.r.id && ch.mechanism == "store") {
-      // Registers written into the slot by the op that makes the buffer (exchange.cpp): it
-      // waits for the slot right before that op and commits the slot itself.
-      long long first = LLONG_MAX;
-      for (int b : ring.buffers) {
-        auto it = node_of_op.find(c_.g.buffers.at(static_cast<size_t>(b)).producer_op);
-        if (it != node_of_op.end()) first = std::min<long long>(first, node(it->second).cycle);
-      }
-      if (first == LLONG_MAX) continue;
-      Event a;
-      a.kind = Event::Kind::WaitEmpty;
-      a.ring = ch.ring;
-      a.t = first;
-      a.rank = 0;
-      rebase(a);
-      ev_.push_back(a);
-    } else if (ch.producer_role == L_.r.id) {
-      long long first = LLONG_MAX;
-      for (int b : ring.buffers) {
-        const ttgir::Op& alloc = c_.op(c_.g.buffers.at(static_cast<size_t>(b)).producer_op);
-        const ttgir::Op* ld = alloc.name == "tt.descriptor_load" ? &alloc
-                              : alloc.operands.empty()           ? nullptr
-                                                                 : c_.f.def_op(alloc.operands[0]);
-        auto it = ld ? node_of_op.find(ld->id) : node_of_op.end();
-        if (it != node_of_op.end()) first = std::min<long long>(first, node(it->second).cycle);
-      }
-      if (first == LLONG_MAX) continue;
-      Event a;
-      a.kind = Event::Kind::WaitEmptyArm;
-      a.ring = ch.ring;
-      a.t = first;
-      a.rank = 0;
-      a.bytes = ch.expect_bytes;
-      rebase(a);
-      ev_.push_back(a);
+    if (ch.producer_role != L_.r.id) continue;
+    // The producer waits for a free slot before its first write into it: registers stored into
+    // the slot by the op that makes the buffer (a "store" channel, exchange.cpp: no bytes armed,
+    // it commits the slot itself), or a TMA load it arms the slot's bytes for.
+    const bool store = ch.mechanism == "store";
+    long long first = LLONG_MAX;
+    for (int b : ring.buffers) {
+      const ttgir::Op& made = c_.op(c_.g.buffers.at(static_cast<size_t>(b)).producer_op);
+      const ttgir::Op* w = store || made.name == "tt.descriptor_load" ? &made
+                           : made.operands.empty()                    ? nullptr
+                                                   : c_.f.def_op(made.operands[0]);
+      auto it = w ? node_of_op.find(w->id) : node_of_op.end();
+      if (it != node_of_op.end()) first = std::min<long long>(first, node(it->second).cycle);
     }
+    if (first == LLONG_MAX) continue;
+    Event a;
+    a.kind = store ? Event::Kind::WaitEmpty : Event::Kind::WaitEmptyArm;
+    a.ring = ch.ring;
+    a.t = first;
+    a.rank = 0;
+    a.bytes = store ? 0 : ch.expect_bytes;
+    rebase(a);
+    ev_.push_back(a);
   }
   place(0, false);
 }

@@ -158,6 +158,7 @@ struct Ctx {
   // loop's own rings, drained by then), placed by plan_smem (docs/emitter.md, "Split loops").
   int split_loop = -1;
   long long split_bar_offset = -1, split_region = 0, split_region_bytes = 0;
+  int split_region_buffer = -1;  // the split loop's buffer the region starts at
 
   [[noreturn]] void fail(int op, const std::string& msg) const;
   std::string note(int op) const;  // "op 17 tt.descriptor_load"

@@ -302,12 +302,13 @@ void plan_smem(Ctx& c) {
       return std::pair<long long, long long>{at, at + static_cast<long long>(b.bytes) * b.depth};
     };
     long long lo = -1, hi = 0, big_lo = -1, big_hi = 0;
+    int lo_buf = -1, big_buf = -1;  // the buffers starting at lo and big_lo
     for (const auto& b : c.g.buffers)
       if (b.loop == c.split_loop) {
         const auto [a, e] = extent(b);
-        lo = lo < 0 ? a : std::min(lo, a);
+        if (lo < 0 || a < lo) std::tie(lo, lo_buf) = std::pair{a, b.id};
         hi = std::max(hi, e);
-        if (e - a > big_hi - big_lo) std::tie(big_lo, big_hi) = std::pair{a, e};
+        if (e - a > big_hi - big_lo) std::tie(big_lo, big_hi, big_buf) = std::tuple{a, e, b.id};
       }
     if (lo < 0)
       throw Error("emit: loop " + std::to_string(c.split_loop) +
@@ -316,9 +317,10 @@ void plan_smem(Ctx& c) {
       if (b.loop == c.split_loop || c.overlaid.count(b.id) != 0 || c.buf_offset.count(b.id) == 0)
         continue;
       const auto [a, e] = extent(b);
-      if (a < hi && lo < e) std::tie(lo, hi) = std::pair{big_lo, big_hi};
+      if (a < hi && lo < e) std::tie(lo, hi, lo_buf) = std::tuple{big_lo, big_hi, big_buf};
     }
     c.split_region = lo;
+    c.split_region_buffer = lo_buf;
     c.split_region_bytes = hi - lo;
     c.split_bar_offset = off;
     off += 16;  // SplitBars: ready + go

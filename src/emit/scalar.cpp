@@ -175,6 +175,18 @@ std::string element_expr(const Ctx& c, const ttgir::Op& o, const std::string& ty
   return s;
 }
 
+namespace {
+// The operands an op host_expr computes reads: 0 for a constant, 1 for an integer cast, 2 for
+// integer arithmetic; -1 for any other op (not computable on the host).
+int host_arity(const std::string& n) {
+  if (n == "arith.constant") return 0;
+  if (n == "arith.extsi" || n == "arith.extui" || n == "arith.index_cast" || n == "arith.trunci")
+    return 1;
+  if (n == "arith.muli" || n == "arith.addi" || n == "arith.subi" || n == "arith.divsi") return 2;
+  return -1;
+}
+}  // namespace
+
 std::string host_expr(const Ctx& c, int value, int user_op) {
   const ttgir::Value& v = c.f.value(value);
   for (const auto& p : c.g.kernel.params)
@@ -184,33 +196,31 @@ std::string host_expr(const Ctx& c, int value, int user_op) {
     c.fail(user_op, "descriptor operand %" + v.name + " is not computable on the host");
   auto sub = [&](size_t i) { return host_expr(c, d->operands.at(i), user_op); };
   const std::string& n = d->name;
-  // std::string("(") +: `"(" + std::string&&` trips GCC 12's -Wrestrict (a false positive).
-  if (n == "arith.constant") return std::string("(") + const_literal(c, d->id) + ")";
-  if (n == "arith.extsi" || n == "arith.extui" || n == "arith.index_cast" || n == "arith.trunci")
-    return sub(0);
-  // A product of three i32 arguments overflows long long: it saturates (sched2cu/abi.h), and
-  // the descriptor encode or the extent check refuses it.
-  if (n == "arith.muli") return "sched2cu_host_mul(" + sub(0) + ", " + sub(1) + ")";
-  if (n == "arith.addi" || n == "arith.subi" || n == "arith.divsi")
-    return std::string("(") + sub(0) + " " + binops().at(n) + " " + sub(1) + ")";
-  c.fail(user_op, "operand %" + v.name + " (" + n +
-                      ") must be computable on the host from kernel arguments");
+  switch (host_arity(n)) {
+    // std::string("(") +: `"(" + std::string&&` trips GCC 12's -Wrestrict (a false positive).
+    case 0:
+      return std::string("(") + const_literal(c, d->id) + ")";
+    case 1:
+      return sub(0);
+    case 2:
+      // A product of three i32 arguments overflows long long: it saturates (sched2cu/abi.h), and
+      // the descriptor encode or the extent check refuses it.
+      if (n == "arith.muli") return "sched2cu_host_mul(" + sub(0) + ", " + sub(1) + ")";
+      return std::string("(") + sub(0) + " " + binops().at(n) + " " + sub(1) + ")";
+    default:
+      c.fail(user_op, "operand %" + v.name + " (" + n +
+                          ") must be computable on the host from kernel arguments");
+  }
 }
 
 bool host_computable(const Ctx& c, int value) {
   for (const auto& p : c.g.kernel.params)
     if (p.value == value) return true;
   const ttgir::Op* d = c.f.def_op(value);
-  if (d == nullptr) return false;
-  const std::string& n = d->name;
-  if (n == "arith.constant") return true;
-  const bool unary =
-      n == "arith.extsi" || n == "arith.extui" || n == "arith.index_cast" || n == "arith.trunci";
-  const bool binary =
-      n == "arith.muli" || n == "arith.addi" || n == "arith.subi" || n == "arith.divsi";
-  if (!unary && !binary) return false;
-  for (size_t i = 0; i < (unary ? 1u : 2u); ++i)
-    if (i >= d->operands.size() || !host_computable(c, d->operands[i])) return false;
+  const int arity = d == nullptr ? -1 : host_arity(d->name);
+  if (arity < 0 || d->operands.size() < static_cast<size_t>(arity)) return false;
+  for (int i = 0; i < arity; ++i)
+    if (!host_computable(c, d->operands[static_cast<size_t>(i)])) return false;
   return true;
 }
 

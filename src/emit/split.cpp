@@ -5,7 +5,6 @@
 #include <string>
 
 #include "lower.h"
-#include "sched2cu/common/diag.h"
 
 namespace sched2cu::emit {
 
@@ -37,28 +36,18 @@ Text split_trip(const Ctx& c, int li, const Text& full, const std::string& kb,
 
 Stmt split_sum(const Ctx& c, const sgraph::Role& r, int li, const std::vector<Text>& vals) {
   const int threads = 128 * static_cast<int>(r.warpgroups.size());
+  const int bar = r.warpgroups.size() > 1 ? c.bar_role() : c.bar_warpgroup() + r.warpgroups.front();
   Text call = "split_sum<" + S(threads) + ", " + S(c.split_region_bytes) + ">(split_bars, smem + " +
               S(c.split_region) + ", split_rank, " + share(c, li) + ", threadIdx.x - " +
-              S(128LL * r.warpgroups.front()) + ", " +
-              S(r.warpgroups.size() > 1 ? c.bar_role() : c.bar_warpgroup() + r.warpgroups.front()) +
-              ", split_phase";
+              S(128LL * r.warpgroups.front()) + ", " + S(bar) + ", split_phase";
   for (const Text& v : vals) call += ", " + v;
-  // The region for the protocol checker: the bytes from the split loop's buffer where it starts.
+  // The region for the protocol checker: its bytes from the start of the buffer it begins at.
   Access region;
   region.write = true;
+  region.buffer = c.split_region_buffer;
   region.bytes = c.split_region_bytes;
-  for (const auto& b : c.g.buffers) {
-    auto at = c.buf_offset.find(b.id);
-    if (b.loop != li || at == c.buf_offset.end() || at->second > c.split_region) continue;
-    if (region.buffer < 0 || at->second > c.buf_offset.at(region.buffer)) region.buffer = b.id;
-  }
-  if (region.buffer < 0)
-    throw Error("emit: internal: loop " + S(li) + "'s split region starts at no buffer of it");
-  region.offset = S(c.split_region - c.buf_offset.at(region.buffer));
-  const bool role_wide = r.warpgroups.size() > 1;
-  return cluster_sum(call + ");", share(c, li),
-                     role_wide ? c.bar_role() : c.bar_warpgroup() + r.warpgroups.front(), threads,
-                     {region}, "loop " + S(li) + "'s results summed into the cluster's first CTA");
+  return cluster_sum(call + ");", share(c, li), bar, threads, {region},
+                     "loop " + S(li) + "'s results summed into the cluster's first CTA");
 }
 
 void split_head(const Ctx& c, std::vector<Stmt>& head, std::vector<Stmt>& init,

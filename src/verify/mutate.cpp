@@ -27,6 +27,11 @@ bool walk(std::vector<Stmt>& v, const std::function<bool(std::vector<Stmt>&, siz
   return true;
 }
 
+// A statement text as printed with its references left out (the literal parts only).
+std::string literal(const emit::Text& t) {
+  return emit::render(t, [](int, int) { return std::string(); });
+}
+
 bool is_wait(const Stmt& s) {
   return s.kind == K::WaitFull || s.kind == K::WaitEmpty || s.kind == K::BarWait;
 }
@@ -115,8 +120,7 @@ std::vector<Site> sites(emit::Program& p) {
         if (s.kind == K::BarWait)
           s.bytes ^= 1;
         else
-          s.ctr = "(" + emit::render(s.ctr, [](int, int) { return std::string(); }) + ") + " +
-                  std::to_string(s.depth);
+          s.ctr = "(" + literal(s.ctr) + ") + " + std::to_string(s.depth);
       });
   add(
       "fence-removed", "a fence.proxy.async removed",
@@ -138,15 +142,12 @@ std::vector<Site> sites(emit::Program& p) {
       [](std::vector<Stmt>& v, size_t i) { v[i].pending = 7; });
   // A split loop inside a persistent tile loop summed across the cluster even when the first
   // CTA runs several tiles: its rings refill for the next tile while the sum passes through them.
-  const auto literal = [](const emit::Text& t) {
-    return emit::render(t, [](int, int) { return std::string(); });
-  };
   add(
       "split-share-outer", "a split sum that ignores the tile loop around it",
-      [literal](const std::vector<Stmt>& v, size_t i) {
+      [](const std::vector<Stmt>& v, size_t i) {
         return v[i].kind == K::ClusterSum && literal(v[i].cond) != "split_n";
       },
-      [literal](std::vector<Stmt>& v, size_t i) {
+      [](std::vector<Stmt>& v, size_t i) {
         Stmt& s = v[i];
         const std::string old = literal(s.cond);
         for (auto& piece : s.text.pieces())

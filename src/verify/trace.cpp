@@ -247,6 +247,22 @@ class Interp {
     event(e, s, info);
   }
 
+  // `count` threads arrive on named barrier `nb` of `threads`; with `wait`, they wait for it.
+  void named_barrier(const Stmt& s, int nb, int threads, int count, bool wait) {
+    const std::string info = " [barrier " + std::to_string(nb) + "]";
+    Event a;
+    a.k = Event::K::NamedArrive;
+    a.nb = nb;
+    a.threads = threads;
+    a.count = count;
+    event(a, s, info);
+    if (!wait) return;
+    Event w;
+    w.k = Event::K::NamedWait;
+    w.nb = nb;
+    event(w, s, info);
+  }
+
   void exec(const std::vector<Stmt>& body, bool single) {
     for (const Stmt& s : body) {
       if (!text(s.guard).empty()) {
@@ -433,17 +449,7 @@ class Interp {
         // back (the peers' remote adds land in between, from outside this CTA's protocol).
         if (value(s, s.cond, "cluster share") <= 1) return;
         if (single) fail(s, "a split sum under a one-thread condition");
-        const std::string info = " [barrier " + std::to_string(s.bar_id) + "]";
-        Event a;
-        a.k = Event::K::NamedArrive;
-        a.nb = s.bar_id;
-        a.threads = s.threads;
-        a.count = mult;
-        event(a, s, info);
-        Event w;
-        w.k = Event::K::NamedWait;
-        w.nb = s.bar_id;
-        event(w, s, info);
+        named_barrier(s, s.bar_id, s.threads, mult, true);
         for (const bool write : {true, false}) {
           Event e;
           e.k = write ? Event::K::Write : Event::K::Read;
@@ -460,20 +466,10 @@ class Interp {
       }
       case Stmt::Kind::NamedSync:
       case Stmt::Kind::NamedArrive:
-      case Stmt::Kind::WarpgroupSync: {
-        Event a;
-        a.k = Event::K::NamedArrive;
-        a.nb = text(s.bar).empty() ? s.bar_id : static_cast<int>(value(s, s.bar, "barrier id"));
-        a.threads = s.threads;
-        a.count = mult;
-        const std::string info = " [barrier " + std::to_string(a.nb) + "]";
-        event(a, s, info);
-        if (s.kind == Stmt::Kind::NamedArrive) return;
-        Event w;
-        w.k = Event::K::NamedWait;
-        w.nb = a.nb;
-        return event(w, s, info);
-      }
+      case Stmt::Kind::WarpgroupSync:
+        return named_barrier(
+            s, text(s.bar).empty() ? s.bar_id : static_cast<int>(value(s, s.bar, "barrier id")),
+            s.threads, mult, s.kind != Stmt::Kind::NamedArrive);
     }
   }
 };

@@ -21,10 +21,13 @@ std::string hw_check_cell(const Measurement& m) {
   for (auto& s : m.shapes) {
     if (!s.hw_ok) failed.push_back(s.label);
   }
-  if (failed.empty()) return "ok";
-  std::string r = "FAIL (";
-  for (size_t i = 0; i < failed.size(); ++i) r += (i ? ", " : "") + failed[i];
-  return r + ")";
+  std::string r = "ok";
+  if (!failed.empty()) {
+    r = "FAIL (";
+    for (size_t i = 0; i < failed.size(); ++i) r += (i ? ", " : "") + failed[i];
+    r += ")";
+  }
+  return with_spills(r, m.hw_spills);
 }
 
 bool any_fail(const Measurement& m, bool gen, bool hw) {

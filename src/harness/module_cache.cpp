@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -119,6 +120,9 @@ std::vector<std::string> nvcc_command(const BuildConfig& cfg, const fs::path& so
   if (is_spec) {
     cmd.emplace_back("-I");
     cmd.push_back((cfg.root / "src" / "harness").string());
+  } else {
+    // A kernel's spills and stack frames reach the log as warnings (ptxas_spills).
+    cmd.emplace_back("-Xptxas=-warn-spills,-warn-lmem-usage");
   }
   cmd.insert(cmd.end(), cfg.extra_flags.begin(), cfg.extra_flags.end());
   cmd.emplace_back("-x");
@@ -166,6 +170,38 @@ std::string build_hash(const BuildConfig& cfg, const fs::path& source, bool is_s
   return h.hex();
 }
 
+std::string ptxas_spills(const std::string& log) {
+  // "... in function 'F', 116 bytes spill stores, 204 bytes spill loads" and "Local memory used
+  // for function 'F', size of stack frame: 112 bytes".
+  auto number_before = [](const std::string& line, const std::string& what) -> long long {
+    const size_t at = line.find(what);
+    if (at == std::string::npos) return 0;
+    size_t b = at;
+    while (b > 0 && line[b - 1] == ' ') --b;
+    size_t a = b;
+    while (a > 0 && std::isdigit(static_cast<unsigned char>(line[a - 1]))) --a;
+    return a < b ? std::stoll(line.substr(a, b - a)) : 0;
+  };
+  long long stores = 0, loads = 0, frame = 0;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("ptxas") == std::string::npos) continue;
+    stores += number_before(line, "bytes spill stores");
+    loads += number_before(line, "bytes spill loads");
+    if (const size_t at = line.find("size of stack frame:"); at != std::string::npos) {
+      const std::string rest = line.substr(at + 20);
+      frame = std::max(frame, std::atoll(rest.c_str()));
+    }
+  }
+  std::vector<std::string> parts;
+  if (stores > 0) parts.push_back(std::to_string(stores) + " B spill stores");
+  if (loads > 0) parts.push_back(std::to_string(loads) + " B spill loads");
+  if (frame > 0) parts.push_back(std::to_string(frame) + " B stack frame");
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
 BuildResult build_module(const BuildConfig& cfg, const fs::path& source, bool is_spec,
                          const std::string& display_name) {
   BuildResult r;
@@ -186,6 +222,12 @@ BuildResult build_module(const BuildConfig& cfg, const fs::path& source, bool is
   r.log_path = base + ".log";
   if (fs::is_regular_file(r.so_path, ec)) {
     r.cached = true;
+    if (!is_spec) {
+      std::ifstream log(r.log_path);
+      std::stringstream text;
+      text << log.rdbuf();
+      r.spills = ptxas_spills(text.str());
+    }
     return r;
   }
   std::string tmp = base + ".tmp" + std::to_string(getpid()) + ".so";
@@ -209,6 +251,7 @@ BuildResult build_module(const BuildConfig& cfg, const fs::path& source, bool is
     r.so_path.clear();
     return r;
   }
+  if (!is_spec) r.spills = ptxas_spills(p.out + p.err);
   fs::rename(tmp, r.so_path, ec);
   if (ec) {
     r.error = "cannot move " + tmp + " into the cache: " + ec.message();

@@ -92,6 +92,8 @@ Measurement parse_measurement(const json& j) {
   m.has_triton = j.value("has_triton", false);
   m.triton_unavailable = j.value("triton_unavailable", "");
   m.triton_error = j.value("triton_error", "");
+  m.gen_spills = j.value("gen_spills", "");
+  m.hw_spills = j.value("hw_spills", "");
   if (j.contains("triton") && j["triton"].is_object()) {
     m.triton_stages = j["triton"].value("num_stages", 0);
     m.triton_dump_stages = j["triton"].value("dump_num_stages", 0);
@@ -169,7 +171,7 @@ std::string compare_cell(const Measurement& m) {
       parts.emplace_back("?");  // no timing (correctness-only result): shown, never hidden
   }
   if (fail) parts.emplace_back("FAIL");
-  return join(parts);
+  return with_spills(join(parts), m.gen_spills);
 }
 
 std::string improvement_cell(const Measurement& left, const Measurement& right) {
@@ -208,10 +210,13 @@ std::string check_cell(const Measurement& m) {
   for (const ShapeResult& s : m.shapes) {
     if (!s.ok) failed.push_back(s.label);
   }
-  if (failed.empty()) return "ok";
-  std::string s = "FAIL (";
-  for (size_t i = 0; i < failed.size(); ++i) s += (i ? ", " : "") + failed[i];
-  return s + ")";
+  std::string s = "ok";
+  if (!failed.empty()) {
+    s = "FAIL (";
+    for (size_t i = 0; i < failed.size(); ++i) s += (i ? ", " : "") + failed[i];
+    s += ")";
+  }
+  return with_spills(s, m.gen_spills);
 }
 
 std::string bench_shapes_cell(const Measurement& m) {
@@ -270,7 +275,13 @@ std::string bench_cell(const Measurement& m, const std::string& kind) {
   // Triton's compile dropped pipeline stages to fit in shared memory: say which it ran.
   if (kind == "triton" && m.triton_stages > 0 && m.triton_stages != m.triton_dump_stages)
     return join(parts) + " (stages " + std::to_string(m.triton_stages) + ")";
-  return join(parts);
+  return with_spills(join(parts), kind == "gen"  ? m.gen_spills
+                                  : kind == "hw" ? m.hw_spills
+                                                 : std::string());
+}
+
+std::string with_spills(const std::string& cell, const std::string& spills) {
+  return spills.empty() ? cell : cell + " (ptxas: " + spills + ")";
 }
 
 std::string bench_ratio_cell(const Measurement& m, const std::string& num_kind,

@@ -106,6 +106,9 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
     if (!r.error.empty())
       std::fprintf(stderr, "  %s: %s (log: %s)\n", label.c_str(), r.error.c_str(),
                    r.log_path.c_str());
+    if (!r.spills.empty())
+      std::fprintf(stderr, "  %s: %s: ptxas: %s (log: %s)\n", label.c_str(), name.c_str(),
+                   r.spills.c_str(), r.log_path.c_str());
     return r;
   };
   BuildResult spec = build(c.dir / kSpecFile, true, "bench_spec.cpp");
@@ -156,6 +159,11 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
     note_triton(m, "", "the measurement with Triton's kernel failed: " + why);
   }
   note_triton(m, tp.unavailable, tp.error);
+  if (m.error.empty() && m.raw.is_object() && (!g.spills.empty() || !hw.spills.empty())) {
+    if (!g.spills.empty()) m.raw["gen_spills"] = g.spills;
+    if (!hw.spills.empty()) m.raw["hw_spills"] = hw.spills;
+    m = parse_measurement(m.raw);
+  }
   if (!m.error.empty()) std::fprintf(stderr, "  %s: error: %s\n", label.c_str(), m.error.c_str());
   // Bench only: the child names a vendor script in no other mode. Its own child, still under
   // our GPU lock; the measurement child has exited, so the GPU is free for it.

@@ -2,6 +2,7 @@
 // functions; no GPU, no processes).
 #include <gtest/gtest.h>
 
+#include "sched2cu/harness/module_cache.h"
 #include "sched2cu/harness/results.h"
 
 using namespace sched2cu::harness;
@@ -75,6 +76,38 @@ TEST(Improvement, PerShapeNormalizedByTheHandwrittenKernel) {
 TEST(Improvement, RawGeneratedThroughputWithoutAHandwrittenKernel) {
   EXPECT_EQ(improvement_cell(m({shape(1, 100, {})}), m({shape(1, 110, {})})), "+10.0%");
   EXPECT_EQ(improvement_cell(m({shape(1, 100, 100)}), m({shape(1, 110, {})})), "+10.0%");
+}
+
+TEST(Spills, PtxasWarningsOnOneLine) {
+  const std::string log =
+      "nvcc -O3 ...\n"
+      "ptxas warning : Local memory used for function '_Z1kv', size of stack frame: 112 bytes\n"
+      "ptxas warning : Registers are spilled to local memory in function '_Z1kv', 116 bytes "
+      "spill stores, 204 bytes spill loads\n"
+      "ptxas warning : Local memory used for function '_Z1gv', size of stack frame: 8 bytes\n"
+      "ptxas warning : Registers are spilled to local memory in function '_Z1gv', 4 bytes spill "
+      "stores, 4 bytes spill loads\n";
+  EXPECT_EQ(ptxas_spills(log), "120 B spill stores, 208 B spill loads, 112 B stack frame");
+  EXPECT_EQ(ptxas_spills("nvcc -O3 ...\n"), "");
+  // A stack frame without spills (a local array) is said too.
+  EXPECT_EQ(ptxas_spills("ptxas warning : Local memory used for function 'f', size of stack "
+                         "frame: 64 bytes\n"),
+            "64 B stack frame");
+}
+
+TEST(Spills, EveryCellOfTheKernelThatSpillsSaysSo) {
+  auto r = m({shape(1, 97, 100), shape(2, 120, 100)});
+  r.has_hw = true;
+  EXPECT_EQ(compare_cell(r), "0.97x, 1.20x");
+  EXPECT_EQ(check_cell(r), "ok");
+  r.gen_spills = "4 B spill stores";
+  EXPECT_EQ(compare_cell(r), "0.97x, 1.20x (ptxas: 4 B spill stores)");
+  EXPECT_EQ(check_cell(r), "ok (ptxas: 4 B spill stores)");
+  for (auto& s : r.shapes) s.timed = true;
+  EXPECT_EQ(bench_cell(r, "gen"), "97 TFLOPS, 120 TFLOPS (ptxas: 4 B spill stores)");
+  EXPECT_EQ(bench_cell(r, "hw"), "100 TFLOPS, 100 TFLOPS");
+  r.hw_spills = "8 B stack frame";
+  EXPECT_EQ(bench_cell(r, "hw"), "100 TFLOPS, 100 TFLOPS (ptxas: 8 B stack frame)");
 }
 
 TEST(OneLine, SqueezesAndCuts) {

@@ -144,3 +144,38 @@ TEST(ModuleCache, BuildsOnceAndReportsErrorsOnOneLine) {
   EXPECT_EQ(c.error.find('\n'), std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST(ModuleCache, AKernelThatSpillsSaysSoFreshAndCached) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("mcs_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "runtime");
+  BuildConfig cfg;
+  cfg.root = dir;
+  cfg.cache_dir = dir / "cache";
+  cfg.nvcc = default_nvcc();
+  if (!run_process({cfg.nvcc, "--version"}).ok()) GTEST_SKIP() << "no nvcc";
+  // 96 floats indexed at run time under a 32-register bound (1024 threads, 2 blocks per SM).
+  fs::path src = dir / "k.cu";
+  std::ofstream(src) << "__global__ void __launch_bounds__(1024, 2) k(float* o, int n, int k) {\n"
+                        "  float v[96];\n"
+                        "#pragma unroll\n"
+                        "  for (int i = 0; i < 96; ++i) v[i] = o[i * n + threadIdx.x];\n"
+                        "  float s = 0;\n"
+                        "  for (int j = 0; j < k; ++j)\n"
+                        "#pragma unroll\n"
+                        "    for (int i = 0; i < 96; ++i) s += v[i] * v[(i + j) % 96];\n"
+                        "  o[threadIdx.x] = s;\n"
+                        "}\n";
+  auto a = build_module(cfg, src, false, "generated.cu");
+  ASSERT_EQ(a.error, "");
+  EXPECT_NE(a.spills.find("B spill stores"), std::string::npos) << a.spills;
+  auto b = build_module(cfg, src, false, "generated.cu");
+  EXPECT_TRUE(b.cached);
+  EXPECT_EQ(b.spills, a.spills);
+  // A kernel that does not spill says nothing.
+  std::ofstream(src) << "__global__ void k(float* o) { o[threadIdx.x] = 1.f; }\n";
+  auto c = build_module(cfg, src, false, "generated.cu");
+  ASSERT_EQ(c.error, "");
+  EXPECT_EQ(c.spills, "");
+  fs::remove_all(dir);
+}

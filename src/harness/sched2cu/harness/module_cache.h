@@ -23,7 +23,15 @@ struct BuildResult {
   std::string error;     // one line on failure
   std::string log_path;  // full compiler output (kept on failure)
   bool cached = false;
+  // A kernel that spills or keeps a stack frame: ptxas's figures on one line ("116 B spill
+  // stores, 204 B spill loads, 112 B stack frame"), empty when it does neither. Read from the
+  // build log, so a cached build says it too. Its timings stand, flagged (results.h).
+  std::string spills;
 };
+
+// What ptxas's -warn-spills / -warn-lmem-usage warnings in `log` say, summed over the module's
+// functions (the stack frame is the largest); "" when they say nothing.
+std::string ptxas_spills(const std::string& log);
 
 // The nvcc command line (without the output path) for a kernel or a spec source.
 std::vector<std::string> nvcc_command(const BuildConfig& cfg, const std::filesystem::path& source,

@@ -27,8 +27,8 @@ struct ShapeResult {
   bool hw_ok = true;  // hand-written vs reference (informational)
   bool vendor_ok = true;
   int triton_ctas_per_sm = 0;  // programs per SM Triton ran with on a free grid (0: the plan's)
-  bool triton_ok = true;  // Triton's compile of kernel.py vs reference, every output, no NaN
-  bool timed = true;      // false: a check-only shape (BenchSpec::check_only), never timed
+  bool triton_ok = true;       // Triton's compile of kernel.py vs reference, every output, no NaN
+  bool timed = true;           // false: a check-only shape (BenchSpec::check_only), never timed
   std::optional<KernelTiming> gen, hw, vendor;
   std::optional<KernelTiming> triton;  // the Triton column (triton_build.h)
   std::optional<KernelTiming> copy;    // the roofline copy (BenchSpec::roofline_copy_bytes)
@@ -55,6 +55,9 @@ struct Measurement {
   int triton_stages = 0, triton_dump_stages = 0;
   std::string triton_unavailable;  // "no triton"
   std::string triton_error;
+  // ptxas's spills and stack frame of generated.cu and handwritten.cu (BuildResult::spills):
+  // every cell of that kernel says so beside its figures.
+  std::string gen_spills, hw_spills;
   std::vector<ShapeResult> shapes;
   nlohmann::json raw;  // the child's JSON, for --json
 };
@@ -102,6 +105,8 @@ std::string bench_shapes_cell(const Measurement& m);
 
 // The check cell: "ok" or "FAIL (shape, shape)" or "(error: ...)".
 std::string check_cell(const Measurement& m);
+// `cell` with " (ptxas: <spills>)" appended when the kernel spills (Measurement::gen_spills).
+std::string with_spills(const std::string& cell, const std::string& spills);
 
 // Bench cells: "612 TFLOPS, 640 TFLOPS" for one kind ("gen", "hw", "triton", "vendor", or
 // "copy": the roofline copy, never checked); a shape failing its check gets " FAIL" after its

@@ -27,7 +27,7 @@ std::string hw_check_cell(const Measurement& m) {
     for (size_t i = 0; i < failed.size(); ++i) r += (i ? ", " : "") + failed[i];
     r += ")";
   }
-  return with_spills(r, m.hw_spills);
+  return with_ptxas(r, m.hw_ptxas);
 }
 
 bool any_fail(const Measurement& m, bool gen, bool hw) {

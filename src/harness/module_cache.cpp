@@ -121,7 +121,8 @@ std::vector<std::string> nvcc_command(const BuildConfig& cfg, const fs::path& so
     cmd.emplace_back("-I");
     cmd.push_back((cfg.root / "src" / "harness").string());
   } else {
-    // A kernel's spills and stack frames reach the log as warnings (ptxas_spills).
+    // A kernel's spills and stack frames reach the log as warnings (ptxas_warnings), beside
+    // C7515, which ptxas always prints.
     cmd.emplace_back("-Xptxas=-warn-spills,-warn-lmem-usage");
   }
   cmd.insert(cmd.end(), cfg.extra_flags.begin(), cfg.extra_flags.end());
@@ -170,7 +171,7 @@ std::string build_hash(const BuildConfig& cfg, const fs::path& source, bool is_s
   return h.hex();
 }
 
-std::string ptxas_spills(const std::string& log) {
+std::string ptxas_warnings(const std::string& log) {
   // "... in function 'F', 116 bytes spill stores, 204 bytes spill loads" and "Local memory used
   // for function 'F', size of stack frame: 112 bytes".
   auto number_before = [](const std::string& line, const std::string& what) -> long long {
@@ -183,9 +184,11 @@ std::string ptxas_spills(const std::string& log) {
     return a < b ? std::stoll(line.substr(a, b - a)) : 0;
   };
   long long stores = 0, loads = 0, frame = 0;
+  bool serialized = false;
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
     if (line.find("ptxas") == std::string::npos) continue;
+    serialized |= line.find("C7515") != std::string::npos;
     stores += number_before(line, "bytes spill stores");
     loads += number_before(line, "bytes spill loads");
     if (const size_t at = line.find("size of stack frame:"); at != std::string::npos) {
@@ -197,6 +200,7 @@ std::string ptxas_spills(const std::string& log) {
   if (stores > 0) parts.push_back(std::to_string(stores) + " B spill stores");
   if (loads > 0) parts.push_back(std::to_string(loads) + " B spill loads");
   if (frame > 0) parts.push_back(std::to_string(frame) + " B stack frame");
+  if (serialized) parts.emplace_back("wgmma serialized");
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;
@@ -226,7 +230,7 @@ BuildResult build_module(const BuildConfig& cfg, const fs::path& source, bool is
       std::ifstream log(r.log_path);
       std::stringstream text;
       text << log.rdbuf();
-      r.spills = ptxas_spills(text.str());
+      r.ptxas = ptxas_warnings(text.str());
     }
     return r;
   }
@@ -251,7 +255,7 @@ BuildResult build_module(const BuildConfig& cfg, const fs::path& source, bool is
     r.so_path.clear();
     return r;
   }
-  if (!is_spec) r.spills = ptxas_spills(p.out + p.err);
+  if (!is_spec) r.ptxas = ptxas_warnings(p.out + p.err);
   fs::rename(tmp, r.so_path, ec);
   if (ec) {
     r.error = "cannot move " + tmp + " into the cache: " + ec.message();

@@ -92,8 +92,8 @@ Measurement parse_measurement(const json& j) {
   m.has_triton = j.value("has_triton", false);
   m.triton_unavailable = j.value("triton_unavailable", "");
   m.triton_error = j.value("triton_error", "");
-  m.gen_spills = j.value("gen_spills", "");
-  m.hw_spills = j.value("hw_spills", "");
+  m.gen_ptxas = j.value("gen_ptxas", "");
+  m.hw_ptxas = j.value("hw_ptxas", "");
   if (j.contains("triton") && j["triton"].is_object()) {
     m.triton_stages = j["triton"].value("num_stages", 0);
     m.triton_dump_stages = j["triton"].value("dump_num_stages", 0);
@@ -171,7 +171,7 @@ std::string compare_cell(const Measurement& m) {
       parts.emplace_back("?");  // no timing (correctness-only result): shown, never hidden
   }
   if (fail) parts.emplace_back("FAIL");
-  return with_spills(join(parts), m.gen_spills);
+  return with_ptxas(join(parts), m.gen_ptxas);
 }
 
 std::string improvement_cell(const Measurement& left, const Measurement& right) {
@@ -216,7 +216,7 @@ std::string check_cell(const Measurement& m) {
     for (size_t i = 0; i < failed.size(); ++i) s += (i ? ", " : "") + failed[i];
     s += ")";
   }
-  return with_spills(s, m.gen_spills);
+  return with_ptxas(s, m.gen_ptxas);
 }
 
 std::string bench_shapes_cell(const Measurement& m) {
@@ -275,13 +275,13 @@ std::string bench_cell(const Measurement& m, const std::string& kind) {
   // Triton's compile dropped pipeline stages to fit in shared memory: say which it ran.
   if (kind == "triton" && m.triton_stages > 0 && m.triton_stages != m.triton_dump_stages)
     return join(parts) + " (stages " + std::to_string(m.triton_stages) + ")";
-  return with_spills(join(parts), kind == "gen"  ? m.gen_spills
-                                  : kind == "hw" ? m.hw_spills
-                                                 : std::string());
+  return with_ptxas(join(parts), kind == "gen"  ? m.gen_ptxas
+                                 : kind == "hw" ? m.hw_ptxas
+                                                : std::string());
 }
 
-std::string with_spills(const std::string& cell, const std::string& spills) {
-  return spills.empty() ? cell : cell + " (ptxas: " + spills + ")";
+std::string with_ptxas(const std::string& cell, const std::string& warnings) {
+  return warnings.empty() ? cell : cell + " (ptxas: " + warnings + ")";
 }
 
 std::string bench_ratio_cell(const Measurement& m, const std::string& num_kind,

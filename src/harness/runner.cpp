@@ -106,9 +106,9 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
     if (!r.error.empty())
       std::fprintf(stderr, "  %s: %s (log: %s)\n", label.c_str(), r.error.c_str(),
                    r.log_path.c_str());
-    if (!r.spills.empty())
+    if (!r.ptxas.empty())
       std::fprintf(stderr, "  %s: %s: ptxas: %s (log: %s)\n", label.c_str(), name.c_str(),
-                   r.spills.c_str(), r.log_path.c_str());
+                   r.ptxas.c_str(), r.log_path.c_str());
     return r;
   };
   BuildResult spec = build(c.dir / kSpecFile, true, "bench_spec.cpp");
@@ -159,9 +159,9 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
     note_triton(m, "", "the measurement with Triton's kernel failed: " + why);
   }
   note_triton(m, tp.unavailable, tp.error);
-  if (m.error.empty() && m.raw.is_object() && (!g.spills.empty() || !hw.spills.empty())) {
-    if (!g.spills.empty()) m.raw["gen_spills"] = g.spills;
-    if (!hw.spills.empty()) m.raw["hw_spills"] = hw.spills;
+  if (m.error.empty() && m.raw.is_object() && (!g.ptxas.empty() || !hw.ptxas.empty())) {
+    if (!g.ptxas.empty()) m.raw["gen_ptxas"] = g.ptxas;
+    if (!hw.ptxas.empty()) m.raw["hw_ptxas"] = hw.ptxas;
     m = parse_measurement(m.raw);
   }
   if (!m.error.empty()) std::fprintf(stderr, "  %s: error: %s\n", label.c_str(), m.error.c_str());

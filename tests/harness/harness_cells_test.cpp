@@ -87,11 +87,14 @@ TEST(Spills, PtxasWarningsOnOneLine) {
       "ptxas warning : Local memory used for function '_Z1gv', size of stack frame: 8 bytes\n"
       "ptxas warning : Registers are spilled to local memory in function '_Z1gv', 4 bytes spill "
       "stores, 4 bytes spill loads\n";
-  EXPECT_EQ(ptxas_spills(log), "120 B spill stores, 208 B spill loads, 112 B stack frame");
-  EXPECT_EQ(ptxas_spills("nvcc -O3 ...\n"), "");
+  EXPECT_EQ(ptxas_warnings(log), "120 B spill stores, 208 B spill loads, 112 B stack frame");
+  EXPECT_EQ(ptxas_warnings("nvcc -O3 ...\n"), "");
+  EXPECT_EQ(ptxas_warnings("ptxas warning : (C7515) Potential Performance Loss: wgmma.mma_async "
+                           "instructions are serialized due to ...\n"),
+            "wgmma serialized");
   // A stack frame without spills (a local array) is said too.
-  EXPECT_EQ(ptxas_spills("ptxas warning : Local memory used for function 'f', size of stack "
-                         "frame: 64 bytes\n"),
+  EXPECT_EQ(ptxas_warnings("ptxas warning : Local memory used for function 'f', size of stack "
+                           "frame: 64 bytes\n"),
             "64 B stack frame");
 }
 
@@ -100,13 +103,13 @@ TEST(Spills, EveryCellOfTheKernelThatSpillsSaysSo) {
   r.has_hw = true;
   EXPECT_EQ(compare_cell(r), "0.97x, 1.20x");
   EXPECT_EQ(check_cell(r), "ok");
-  r.gen_spills = "4 B spill stores";
+  r.gen_ptxas = "4 B spill stores";
   EXPECT_EQ(compare_cell(r), "0.97x, 1.20x (ptxas: 4 B spill stores)");
   EXPECT_EQ(check_cell(r), "ok (ptxas: 4 B spill stores)");
   for (auto& s : r.shapes) s.timed = true;
   EXPECT_EQ(bench_cell(r, "gen"), "97 TFLOPS, 120 TFLOPS (ptxas: 4 B spill stores)");
   EXPECT_EQ(bench_cell(r, "hw"), "100 TFLOPS, 100 TFLOPS");
-  r.hw_spills = "8 B stack frame";
+  r.hw_ptxas = "8 B stack frame";
   EXPECT_EQ(bench_cell(r, "hw"), "100 TFLOPS, 100 TFLOPS (ptxas: 8 B stack frame)");
 }
 

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <fstream>
 
+#include "sched2cu/harness/build_cmd.h"
 #include "sched2cu/harness/child.h"
 #include "sched2cu/harness/module_cache.h"
 #include "sched2cu/harness/subprocess.h"
@@ -168,14 +169,52 @@ TEST(ModuleCache, AKernelThatSpillsSaysSoFreshAndCached) {
                         "}\n";
   auto a = build_module(cfg, src, false, "generated.cu");
   ASSERT_EQ(a.error, "");
-  EXPECT_NE(a.spills.find("B spill stores"), std::string::npos) << a.spills;
+  EXPECT_NE(a.ptxas.find("B spill stores"), std::string::npos) << a.ptxas;
   auto b = build_module(cfg, src, false, "generated.cu");
   EXPECT_TRUE(b.cached);
-  EXPECT_EQ(b.spills, a.spills);
+  EXPECT_EQ(b.ptxas, a.ptxas);
   // A kernel that does not spill says nothing.
   std::ofstream(src) << "__global__ void k(float* o) { o[threadIdx.x] = 1.f; }\n";
   auto c = build_module(cfg, src, false, "generated.cu");
   ASSERT_EQ(c.error, "");
-  EXPECT_EQ(c.spills, "");
+  EXPECT_EQ(c.ptxas, "");
+  fs::remove_all(dir);
+}
+
+TEST(BuildCommand, EverySourceOfEveryCaseWithoutAGpu) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("bc_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "runtime");
+  fs::create_directories(dir / "src" / "harness");
+  const std::string ok = "extern \"C\" int f() { return 1; }\n";
+  for (const char* c : {"good", "bad"}) {
+    fs::create_directories(dir / "examples" / c);
+    std::ofstream(dir / "examples" / c / "bench_spec.cpp") << ok;
+    std::ofstream(dir / "examples" / c / "generated.cu") << ok;
+  }
+  std::ofstream(dir / "examples" / "good" / "handwritten.cu") << ok;
+  std::ofstream(dir / "examples" / "bad" / "handwritten.cu") << "int broken( {\n";
+  RunOptions o;
+  o.root = dir;
+  o.examples = dir / "examples";
+  o.cases_arg = "good,bad,missing";
+  o.build.root = dir;
+  o.build.cache_dir = dir / "cache";
+  o.build.nvcc = default_nvcc();
+  if (!run_process({o.build.nvcc, "--version"}).ok()) GTEST_SKIP() << "no nvcc";
+  auto rows = build_rows(o, 3);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].cells, (std::vector<std::string>{"good", "ok", "ok", "ok"}));
+  EXPECT_FALSE(rows[0].failed);
+  EXPECT_EQ(rows[1].cells[1], "ok");
+  EXPECT_EQ(rows[1].cells[3].rfind("(error: handwritten.cu does not build: ", 0), 0u)
+      << rows[1].cells[3];
+  EXPECT_TRUE(rows[1].failed);
+  EXPECT_EQ(rows[2].cells[1], "(no such case dir)");
+  EXPECT_TRUE(rows[2].failed);
+  // The second time every good build comes from the cache check and bench use.
+  rows = build_rows(o, 1);
+  EXPECT_EQ(rows[0].cells,
+            (std::vector<std::string>{"good", "ok (cached)", "ok (cached)", "ok (cached)"}));
   fs::remove_all(dir);
 }

@@ -23,15 +23,16 @@ struct BuildResult {
   std::string error;     // one line on failure
   std::string log_path;  // full compiler output (kept on failure)
   bool cached = false;
-  // A kernel that spills or keeps a stack frame: ptxas's figures on one line ("116 B spill
-  // stores, 204 B spill loads, 112 B stack frame"), empty when it does neither. Read from the
-  // build log, so a cached build says it too. Its timings stand, flagged (results.h).
-  std::string spills;
+  // What ptxas warned of that costs a kernel its speed, on one line ("116 B spill stores, 204 B
+  // spill loads, 112 B stack frame, wgmma serialized"), empty when nothing. Read from the build
+  // log, so a cached build says it too. Its timings stand, flagged (results.h).
+  std::string ptxas;
 };
 
-// What ptxas's -warn-spills / -warn-lmem-usage warnings in `log` say, summed over the module's
-// functions (the stack frame is the largest); "" when they say nothing.
-std::string ptxas_spills(const std::string& log);
+// What ptxas's warnings in `log` say: -warn-spills and -warn-lmem-usage summed over the module's
+// functions (the stack frame is the largest), and "wgmma serialized" for C7515 (ptxas gave up
+// overlapping a kernel's wgmmas); "" when they say nothing.
+std::string ptxas_warnings(const std::string& log);
 
 // The nvcc command line (without the output path) for a kernel or a spec source.
 std::vector<std::string> nvcc_command(const BuildConfig& cfg, const std::filesystem::path& source,

@@ -55,9 +55,9 @@ struct Measurement {
   int triton_stages = 0, triton_dump_stages = 0;
   std::string triton_unavailable;  // "no triton"
   std::string triton_error;
-  // ptxas's spills and stack frame of generated.cu and handwritten.cu (BuildResult::spills):
-  // every cell of that kernel says so beside its figures.
-  std::string gen_spills, hw_spills;
+  // What ptxas warned of in generated.cu and handwritten.cu (BuildResult::ptxas): every cell
+  // of that kernel says so beside its figures.
+  std::string gen_ptxas, hw_ptxas;
   std::vector<ShapeResult> shapes;
   nlohmann::json raw;  // the child's JSON, for --json
 };
@@ -105,8 +105,8 @@ std::string bench_shapes_cell(const Measurement& m);
 
 // The check cell: "ok" or "FAIL (shape, shape)" or "(error: ...)".
 std::string check_cell(const Measurement& m);
-// `cell` with " (ptxas: <spills>)" appended when the kernel spills (Measurement::gen_spills).
-std::string with_spills(const std::string& cell, const std::string& spills);
+// `cell` with " (ptxas: <warnings>)" appended when ptxas warned (Measurement::gen_ptxas).
+std::string with_ptxas(const std::string& cell, const std::string& warnings);
 
 // Bench cells: "612 TFLOPS, 640 TFLOPS" for one kind ("gen", "hw", "triton", "vendor", or
 // "copy": the roofline copy, never checked); a shape failing its check gets " FAIL" after its

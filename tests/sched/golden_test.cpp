@@ -438,6 +438,26 @@ TEST(Kernel, UnderivableGridAxisNamesTheProgramIdAndTheFlag) {
   EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(M, 64)");
 }
 
+// The Triton tutorial's matmul loads A and B through pointer tiles into shared memory for the
+// MMA: refused at the first such load with what to write instead (before this check the emitter
+// failed later at a blocked layout's make_range, naming neither the load nor a remedy).
+TEST(Kernel, PointerTileMmaOperandIsRefusedAtTheLoad) {
+  InRepo here;
+  auto t = target();
+  auto m = ttgir::parse_file("tests/emit/ptr_matmul_input.ttgir");
+  sched::KernelOptions o;
+  o.grid = "cdiv(M, 128) * cdiv(N, 256),1,1";
+  try {
+    sched::schedule_kernel(m, "x", t, o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("ptr_matmul_input.ttgir:101:"), std::string::npos) << w;
+    EXPECT_NE(w.find("(from ptr_matmul.py:"), std::string::npos) << w;
+    EXPECT_NE(w.find("tl.make_tensor_descriptor"), std::string::npos) << w;
+  }
+}
+
 // Attention backward: dSᵀ, transposed in registers for dQ's MMA, is exchanged through a ring of
 // its own (the tile as the registers hold it, [128, 64] f16) that the consumer role fills for
 // itself through a "store" channel (every warp of both warpgroups commits, both release), and the

@@ -5,7 +5,8 @@
 // descriptor's block size there, makes the inner axis cover cdiv(P, C) blocks of one outer
 // program (or cdiv(E, C) with no outer axis) and the outer axis E / P programs (an exact division
 // of monomials, else cdiv). Persistent loops (tt.get_num_programs, or range(pid, n, C)) are
-// matched first.
+// matched first; a program id decomposed into tile indices by division and remainder (the
+// grouped launch order) is evaluated on sample shapes last (Decomposed).
 #include "sched2cu/sched/grid.h"
 
 #include <algorithm>
@@ -256,6 +257,152 @@ class Deriver {
   const Function& f_;
 };
 
+// Program id decomposed into tile indices (docs/scheduler.md, "Launch grid"): Triton's grouped
+// launch order (`pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m`, ...) or a plain
+// `pid // num_pid_n`, `pid % num_pid_n` reaches each descriptor coordinate as tile index * block
+// through integer division and remainder, which no linear form holds. The coordinates are
+// evaluated instead: a coordinate computed from this axis's program id, kernel parameters and
+// constants only, a multiple of its dimension's block, gives the tile index coordinate / block;
+// the distinct index functions (by their values) span a tile space of prod cdiv(extent, block)
+// tiles, and that is the grid when, on every sample shape, the programs 0 .. grid - 1 reach
+// every tile once (distinct index tuples, each in range: one to one and onto). Never a guess
+// beyond the samples: a decomposition that fails any of them is not used.
+class Decomposed {
+ public:
+  Decomposed(const Function& f, int axis) : f_(f), axis_(axis) {}
+
+  // Appends its note to `note` when it derives the axis.
+  std::optional<GridExpr> grid(const Deriver& dv, std::string& note) {
+    struct Index {
+      ValueId coord, extent;
+      long long block;
+      GridExpr extent_expr;
+    };
+    std::vector<Index> idx;
+    std::vector<std::vector<long long>> seen;  // values of each index (identification)
+    const auto samples = sample_envs();
+    for (const auto& op : f_.ops) {
+      if (op.name != "tt.descriptor_load" && !ttgir::is_descriptor_store(op.name)) continue;
+      if (op.operand_segments.size() < 2) continue;
+      const Op* desc = f_.def_op(op.operands[0]);
+      if (desc == nullptr || desc->name != "tt.make_tensor_descriptor") continue;
+      const auto& blk = f_.value(desc->results.at(0)).type.elem.at(0).shape;
+      for (int d = 0; d < op.operand_segments[1] && d < static_cast<int>(blk.size()); ++d) {
+        const ValueId c = op.operands[1 + d], e = desc->operands.at(1 + d);
+        auto ee = dv.expr(e);
+        // Told apart by their values on the first 64 programs of a large shape (a grouped
+        // order's column index changes only after a group's rows).
+        std::vector<long long> vals;
+        for (long long pid = 0; pid < 64; ++pid) {
+          auto v = eval(c, samples[0], pid);
+          if (!v) break;
+          vals.push_back(*v);
+        }
+        if (vals.size() < 64 ||
+            std::all_of(vals.begin(), vals.end(), [&](long long x) { return x == vals[0]; }))
+          continue;  // not from this program id alone, or not depending on it
+        if (!ee || blk[d] <= 0) return std::nullopt;
+        if (std::find(seen.begin(), seen.end(), vals) != seen.end()) continue;
+        seen.push_back(vals);
+        idx.push_back({c, e, blk[d], *ee});
+      }
+    }
+    if (idx.size() < 2) return std::nullopt;  // one index is the linear rule's
+    GridExpr g;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      GridExpr t = GridExpr::binary(GridExpr::Kind::Cdiv, idx[i].extent_expr,
+                                    GridExpr::integer(idx[i].block));
+      g = i == 0 ? t : GridExpr::binary(GridExpr::Kind::Mul, g, t);
+    }
+    for (const auto& env : samples) {
+      std::vector<long long> n;
+      long long programs = 1;
+      for (const auto& x : idx) {
+        auto e = eval(x.extent, env, 0);
+        if (!e || *e <= 0) return std::nullopt;
+        n.push_back((*e + x.block - 1) / x.block);
+        programs *= n.back();
+      }
+      if (programs > (1 << 20)) return std::nullopt;  // blocks of a few elements: not a GEMM
+      std::set<std::vector<long long>> tiles;
+      for (long long pid = 0; pid < programs; ++pid) {
+        std::vector<long long> t;
+        for (size_t i = 0; i < idx.size(); ++i) {
+          auto v = eval(idx[i].coord, env, pid);
+          if (!v || *v % idx[i].block != 0 || *v < 0 || *v / idx[i].block >= n[i])
+            return std::nullopt;
+          t.push_back(*v / idx[i].block);
+        }
+        if (!tiles.insert(t).second) return std::nullopt;
+      }
+    }
+    note += sgraph::to_text(g);
+    note += " (the program id decomposes into " + std::to_string(idx.size());
+    note += " tile indices of the descriptor coordinates it indexes; every tile reached once on ";
+    note += std::to_string(samples.size()) + " sample shapes)";
+    return g;
+  }
+
+ private:
+  using Env = std::map<std::string, long long>;
+
+  // Integer parameters get sizes that are and are not multiples of the blocks, small and large.
+  std::vector<Env> sample_envs() const {
+    static const long long kSizes[][3] = {
+        {4096, 4096, 4096}, {1000, 777, 1536}, {129, 3000, 64}, {2304, 136, 4097}};
+    std::vector<Env> out;
+    for (const auto& row : kSizes) {
+      Env e;
+      int i = 0;
+      for (ValueId a : f_.args)
+        if (f_.value(a).type.kind == ttgir::Type::Kind::Integer) e[f_.value(a).name] = row[i++ % 3];
+      out.push_back(e);
+    }
+    return out;
+  }
+
+  // The value of an integer scalar from kernel parameters, constants and this axis's program
+  // id (`pid`); nullopt for anything else (a loop variable, a load, another axis, a division
+  // by zero).
+  std::optional<long long> eval(ValueId v, const Env& env, long long pid, int depth = 0) const {
+    if (depth > 64) return std::nullopt;
+    const auto& val = f_.value(v);
+    if (val.def_op == ttgir::kNoId) {
+      auto it = env.find(val.name);
+      return val.owner_op == ttgir::kNoId && it != env.end() ? std::optional(it->second)
+                                                             : std::nullopt;
+    }
+    const Op& d = f_.op(val.def_op);
+    if (d.name == "tt.get_program_id")
+      return axis_of(d) == axis_ ? std::optional(pid) : std::nullopt;
+    if (d.name == "arith.constant") {
+      const auto* a = d.attr("value");
+      return a && a->kind == ttgir::Attribute::Kind::Integer ? std::optional(a->ival)
+                                                             : std::nullopt;
+    }
+    if (d.name == "arith.extsi" || d.name == "arith.extui" || d.name == "arith.trunci" ||
+        d.name == "arith.index_cast")
+      return eval(d.operands.at(0), env, pid, depth + 1);
+    if (d.operands.size() != 2) return std::nullopt;
+    auto a = eval(d.operands[0], env, pid, depth + 1);
+    auto b = eval(d.operands[1], env, pid, depth + 1);
+    if (!a || !b) return std::nullopt;
+    if (d.name == "arith.addi") return *a + *b;
+    if (d.name == "arith.subi") return *a - *b;
+    if (d.name == "arith.muli") return *a * *b;
+    if (d.name == "arith.minsi") return std::min(*a, *b);
+    if (d.name == "arith.maxsi") return std::max(*a, *b);
+    if (*b == 0) return std::nullopt;
+    if (d.name == "arith.divsi") return *a / *b;  // C++ and MLIR both truncate toward zero
+    if (d.name == "arith.remsi") return *a % *b;
+    if (d.name == "arith.ceildivsi") return (*a + *b - 1) / *b;
+    return std::nullopt;
+  }
+
+  const Function& f_;
+  int axis_;
+};
+
 }  // namespace
 
 std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
@@ -345,6 +492,14 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
       }
     }
     if (!found) {
+      std::string why = "grid " + ax + ": ";
+      if (auto g = Decomposed(f, axis).grid(dv, why)) {
+        notes.push_back(why);
+        grid.push_back(*g);
+        continue;
+      }
+    }
+    if (!found) {
       std::string where = pid_op->loc.ir.known() ? pid_op->loc.ir.str() : f.name;
       std::string py = pid_op->loc.src.known() ? " (" + pid_op->loc.src.str() + ")" : "";
       std::string msg = where;
@@ -353,8 +508,9 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
       msg += py;
       throw Error(msg +
                   ": it does not index a tensor descriptor dimension as `pid * BLOCK` (or "
-                  "`outer_pid * P + pid * BLOCK`) and no persistent loop uses it; pass the grid "
-                  "explicitly, e.g. --grid 'cdiv(M, 128),Z * H,1'");
+                  "`outer_pid * P + pid * BLOCK`, or tile indices it decomposes into one to one) "
+                  "and no persistent loop uses it; pass the grid explicitly, e.g. --grid "
+                  "'cdiv(M, 128),Z * H,1'");
     }
     notes.push_back("grid " + ax + ": " + sgraph::to_text(*found) +
                     " (from the descriptor coordinates it indexes)");

@@ -58,9 +58,10 @@ else()
        ${SRC}/tests/harness/gpu_cases/col_atomic/generated.cu
        ${SRC}/tests/harness/gpu_cases/attention_persistent/generated.cu
        ${SRC}/tests/harness/gpu_cases/attention_causal/generated.cu
-       ${SRC}/tests/harness/gpu_cases/gemm_masked_epilogue/generated.cu)
+       ${SRC}/tests/harness/gpu_cases/gemm_masked_epilogue/generated.cu
+       ${SRC}/tests/harness/gpu_cases/grouped_gemm/generated.cu)
   foreach(c row_softmax row_ops gemm_bt_gelu batched_gemm fp8_gemm gemm_residual col_atomic
-          attention_persistent attention_causal gemm_masked_epilogue)
+          attention_persistent attention_causal gemm_masked_epilogue grouped_gemm)
     list(APPEND specs ${SRC}/tests/harness/gpu_cases/${c}/bench_spec.cpp)
   endforeach()
   if(NOT gens)

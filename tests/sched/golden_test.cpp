@@ -438,6 +438,35 @@ TEST(Kernel, UnderivableGridAxisNamesTheProgramIdAndTheFlag) {
   EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(M, 64)");
 }
 
+// The tutorial's grouped launch order (pid_m, pid_n from pid by division and remainder): the
+// grid is the tile count, found by evaluating the coordinates; a decomposition that misses or
+// repeats tiles on some shape is refused as before.
+TEST(Kernel, GroupedLaunchOrderGridIsTheTileCount) {
+  InRepo here;
+  auto t = target();
+  const std::string text = read_file("tests/emit/grouped_matmul_input.ttgir");
+  auto ks = sched::schedule_kernel(ttgir::parse_module(text, "g.ttgir"), "x", t, {});
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(M, 128) * cdiv(N, 256)");
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[1]), "1");
+  bool noted = false;
+  for (const auto& n : ks.notes) noted |= n.find("decomposes into 2 tile indices") != n.npos;
+  EXPECT_TRUE(noted);
+  // pid_n divided by the full group size even in the last, shorter group: two programs reach
+  // one tile where cdiv(M, 128) is not a multiple of 8.
+  std::string bad = text;
+  const std::string good_n = "%pid_n = arith.divsi %pid_m, %group_size_m_4";
+  ASSERT_NE(bad.find(good_n), std::string::npos);
+  bad.replace(bad.find(good_n), good_n.size(), "%pid_n = arith.divsi %pid_m, %c8_i32        ");
+  try {
+    sched::schedule_kernel(ttgir::parse_module(bad, "bad.ttgir"), "x", t, {});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot derive the grid extent of program id axis x"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // The Triton tutorial's matmul loads A and B through pointer tiles into shared memory for the
 // MMA: refused at the first such load with what to write instead (before this check the emitter
 // failed later at a blocked layout's make_range, naming neither the load nor a remedy).

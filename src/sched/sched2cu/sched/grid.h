@@ -1,6 +1,7 @@
 // Launch-grid derivation: the number of programs per tt.get_program_id axis as an expression of
 // the kernel parameters, read off how each program id indexes the tensors (docs/scheduler.md,
-// "Grid"). Never guesses: an axis it cannot derive is an error naming the op and its line, and
+// "Launch grid"). Never guesses: an axis it cannot derive (symbolically, or by evaluating a
+// decomposed program id on sample shapes) is an error naming the op and its line, and
 // saying how to pass --grid.
 #pragma once
 

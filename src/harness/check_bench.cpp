@@ -15,21 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string hw_check_cell(const Measurement& m) {
-  if (!m.error.empty()) return "(error: " + m.error + ")";
-  std::vector<std::string> failed;
-  for (auto& s : m.shapes) {
-    if (!s.hw_ok) failed.push_back(s.label);
-  }
-  std::string r = "ok";
-  if (!failed.empty()) {
-    r = "FAIL (";
-    for (size_t i = 0; i < failed.size(); ++i) r += (i ? ", " : "") + failed[i];
-    r += ")";
-  }
-  return with_ptxas(r, m.hw_ptxas);
-}
-
 bool any_fail(const Measurement& m, bool gen, bool hw) {
   if (!m.error.empty()) return true;
   for (auto& s : m.shapes) {
@@ -84,7 +69,7 @@ std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure)
       r.m = measure(c, c.generated ? c.dir / "generated.cu" : std::filesystem::path(), "check",
                     name, false);
       std::string gen = c.generated ? check_cell(*r.m) : "(no generated.cu)";
-      std::string hw = c.handwritten ? hw_check_cell(*r.m) : "-";
+      std::string hw = c.handwritten ? check_cell(*r.m, "hw") : "-";
       if (!c.generated && !r.m->error.empty()) gen = "(error: " + r.m->error + ")";
       r.cells = {name, gen, hw};
       r.failed = any_fail(*r.m, c.generated, c.handwritten);

@@ -203,12 +203,12 @@ std::string improvement_cell(const Measurement& left, const Measurement& right) 
   return join(parts);
 }
 
-std::string check_cell(const Measurement& m) {
+std::string check_cell(const Measurement& m, const std::string& kind) {
   if (!m.error.empty()) return "(error: " + m.error + ")";
   if (m.shapes.empty()) return "-";
   std::vector<std::string> failed;
   for (const ShapeResult& s : m.shapes) {
-    if (!s.ok) failed.push_back(s.label);
+    if (!passed_check(s, kind)) failed.push_back(s.label);
   }
   std::string s = "ok";
   if (!failed.empty()) {
@@ -216,7 +216,7 @@ std::string check_cell(const Measurement& m) {
     for (size_t i = 0; i < failed.size(); ++i) s += (i ? ", " : "") + failed[i];
     s += ")";
   }
-  return with_ptxas(s, m.gen_ptxas);
+  return with_ptxas(s, kind == "hw" ? m.hw_ptxas : m.gen_ptxas);
 }
 
 std::string bench_shapes_cell(const Measurement& m) {

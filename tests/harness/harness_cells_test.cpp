@@ -106,6 +106,12 @@ TEST(Spills, EveryCellOfTheKernelThatSpillsSaysSo) {
   r.gen_ptxas = "4 B spill stores";
   EXPECT_EQ(compare_cell(r), "0.97x, 1.20x (ptxas: 4 B spill stores)");
   EXPECT_EQ(check_cell(r), "ok (ptxas: 4 B spill stores)");
+  EXPECT_EQ(check_cell(r, "hw"), "ok");
+  r.shapes[1].hw_ok = false;
+  r.hw_ptxas = "8 B stack frame";
+  EXPECT_EQ(check_cell(r, "hw"), "FAIL (2) (ptxas: 8 B stack frame)");
+  r.shapes[1].hw_ok = true;
+  r.hw_ptxas.clear();
   for (auto& s : r.shapes) s.timed = true;
   EXPECT_EQ(bench_cell(r, "gen"), "97 TFLOPS, 120 TFLOPS (ptxas: 4 B spill stores)");
   EXPECT_EQ(bench_cell(r, "hw"), "100 TFLOPS, 100 TFLOPS");

@@ -103,8 +103,9 @@ std::string improvement_cell(const Measurement& left, const Measurement& right);
 // for none at all.
 std::string bench_shapes_cell(const Measurement& m);
 
-// The check cell: "ok" or "FAIL (shape, shape)" or "(error: ...)".
-std::string check_cell(const Measurement& m);
+// The check cell of the generated ("gen") or hand-written ("hw") kernel: "ok" or "FAIL (shape,
+// shape)" or "(error: ...)", with ptxas's warnings of that kernel (with_ptxas).
+std::string check_cell(const Measurement& m, const std::string& kind = "gen");
 // `cell` with " (ptxas: <warnings>)" appended when ptxas warned (Measurement::gen_ptxas).
 std::string with_ptxas(const std::string& cell, const std::string& warnings);
 

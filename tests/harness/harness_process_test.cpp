@@ -186,13 +186,16 @@ TEST(BuildCommand, EverySourceOfEveryCaseWithoutAGpu) {
   fs::remove_all(dir);
   fs::create_directories(dir / "runtime");
   fs::create_directories(dir / "src" / "harness");
-  const std::string ok = "extern \"C\" int f() { return 1; }\n";
+  // Every source distinct: equal bytes are one build (the cache's key), "ok (cached)" the second
+  // time, in whichever order the jobs run.
+  int n = 0;
+  auto ok = [&n] { return "extern \"C\" int f() { return " + std::to_string(++n) + "; }\n"; };
   for (const char* c : {"good", "bad"}) {
     fs::create_directories(dir / "examples" / c);
-    std::ofstream(dir / "examples" / c / "bench_spec.cpp") << ok;
-    std::ofstream(dir / "examples" / c / "generated.cu") << ok;
+    std::ofstream(dir / "examples" / c / "bench_spec.cpp") << ok();
+    std::ofstream(dir / "examples" / c / "generated.cu") << ok();
   }
-  std::ofstream(dir / "examples" / "good" / "handwritten.cu") << ok;
+  std::ofstream(dir / "examples" / "good" / "handwritten.cu") << ok();
   std::ofstream(dir / "examples" / "bad" / "handwritten.cu") << "int broken( {\n";
   RunOptions o;
   o.root = dir;

@@ -41,14 +41,20 @@ static inline long long sched2cu_host_mul(long long a, long long b) {
 }
 static inline long long sched2cu_host_min(long long a, long long b) { return a < b ? a : b; }
 // The CTAs per program of a launcher whose kernel has a split loop (docs/emitter.md, "Split
-// loops"): the largest power of two s <= max_split with programs * s <= num_sms (the programs
-// alone leave SMs idle) and, where the loop's trip count is known (trip >= 0), at least
-// min_share iterations per CTA, so that every CTA's pipeline fills before the sum; else 1.
+// loops"): 2 when the programs alone leave half the SMs idle (programs * 2 <= num_sms), the
+// loop's trip count is known (trip >= 0) and each CTA keeps at least
+// max(min_share, kSplitMinShare) iterations; else 1 (max_split < 2 also gives 1).
+// Why so little: the sum costs one remote reduction per accumulator word per peer CTA, about
+// 2.5 cycles each, as much as tens of iterations. On an H100 (2026-12-06, sched2cu bench) 4-way
+// splits ran 5.8x slower at 1024^3 (case1, case5: 4 iterations a CTA) and 0.84x the hand-written
+// kernel at case5's 1024x1024x16384 (64 a CTA); 2-way ran case7's (4096, 1024, 1024) (32 a
+// CTA) at 0.78x and its (16384, 1024, 1024) (128 a CTA) at 1.37x the hand-written kernel.
+static const long long kSplitMinShare = 64;
 static inline unsigned sched2cu_host_split(long long programs, long long num_sms,
                                            unsigned max_split, long long trip,
                                            long long min_share) {
-  for (unsigned s = max_split; s > 1; s /= 2)
-    if (programs * s <= num_sms && (trip < 0 || trip >= min_share * s)) return s;
+  const long long share = min_share > kSplitMinShare ? min_share : kSplitMinShare;
+  if (max_split >= 2 && programs * 2 <= num_sms && trip >= share * 2) return 2;
   return 1;
 }
 #endif

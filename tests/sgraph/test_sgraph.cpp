@@ -120,17 +120,22 @@ TEST(GridExpr, HostProductsSaturateInsteadOfWrapping) {
   EXPECT_EQ(sched2cu_host_mul(sched2cu_host_mul(-big, big), -big), LLONG_MAX);
 }
 
-// The launcher's cluster for a split loop: programs that leave SMs idle split as far as the SMs
-// and, with a known trip count, a full ring's worth of iterations per CTA allow.
-TEST(GridExpr, SplitNeedsIdleSmsAndAFullPipelinePerCta) {
-  // case5 on 132 SMs, 4-deep ring, split up to 4: 32 programs at K = 1024 (16 iterations).
-  EXPECT_EQ(sched2cu_host_split(32, 132, 4, 16, 4), 4u);
-  EXPECT_EQ(sched2cu_host_split(32, 132, 4, 15, 4), 2u);    // 3 iterations a CTA of 4: too few
+// The launcher's cluster for a split loop: two CTAs per program where the programs leave half the
+// SMs idle and each CTA keeps at least 64 iterations (the sum's cost, measured on an H100).
+TEST(GridExpr, SplitNeedsIdleSmsAndALongShareOfTheLoop) {
+  // case1 / case5 on 132 SMs at 1024^3: 32 programs, 16 iterations: not split (4-way ran 5.8x
+  // slower than the hand-written kernel).
+  EXPECT_EQ(sched2cu_host_split(32, 132, 4, 16, 4), 1u);
+  // case5 at 1024x1024x16384 (256 iterations) and case7 at (16384, 1024, 1024): two ways.
+  EXPECT_EQ(sched2cu_host_split(32, 132, 4, 256, 4), 2u);
+  EXPECT_EQ(sched2cu_host_split(64, 132, 4, 256, 5), 2u);
+  EXPECT_EQ(sched2cu_host_split(64, 132, 4, 127, 5), 1u);   // 63 iterations a CTA: too few
+  EXPECT_EQ(sched2cu_host_split(64, 132, 4, 64, 5), 1u);    // case7 at (4096, 1024, 1024)
   EXPECT_EQ(sched2cu_host_split(2, 132, 4, 2, 4), 1u);      // 256x256x128: two iterations in all
-  EXPECT_EQ(sched2cu_host_split(64, 132, 4, 1000, 4), 2u);  // 4 x 64 CTAs do not fit
-  EXPECT_EQ(sched2cu_host_split(128, 132, 4, 1000, 4), 1u);
-  EXPECT_EQ(sched2cu_host_split(32, 132, 4, -1, 4), 4u);  // trip count not known on the host
+  EXPECT_EQ(sched2cu_host_split(67, 132, 4, 1000, 4), 1u);  // 2 x 67 CTAs do not fit
+  EXPECT_EQ(sched2cu_host_split(32, 132, 4, -1, 4), 1u);    // trip count not known on the host
   EXPECT_EQ(sched2cu_host_split(32, 132, 1, 1000, 4), 1u);
+  EXPECT_EQ(sched2cu_host_split(32, 132, 2, 150, 100), 1u);  // a deeper minimum share wins
 }
 
 // Grid expressions: the text form --grid accepts, its printing (minimal parentheses), the host

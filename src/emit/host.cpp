@@ -187,9 +187,9 @@ std::string lower_host(Ctx& c, const std::string& kname) {
   args += ", static_cast<int>(grid_x), static_cast<int>(grid_y), static_cast<int>(grid_z)";
   if (c.split_loop >= 0) {
     // Split loops (docs/emitter.md): a cluster of `split` CTAs runs each program, sharing loop
-    // N's iterations, where the programs alone leave at least half the SMs idle.
-    // Each CTA's share holds at least the loop's deepest ring of iterations where the trip count
-    // is computable here, so that every CTA's pipeline fills before the sum.
+    // N's iterations, where the programs alone leave half the SMs idle.
+    // The launcher's rule (sched2cu_host_split, runtime/sched2cu/abi.h) needs the trip count where
+    // it is computable here, and the loop's deepest ring as the least share a CTA may keep.
     const std::string li = S(c.split_loop);
     const sgraph::Loop& L = c.g.loops.at(static_cast<size_t>(c.split_loop));
     int depth = 1;

@@ -121,6 +121,23 @@ struct Linear {
   bool ok = true;            // false: not linear in the program ids with symbolic coefficients
 };
 
+// f(op, d, coordinate, extent, block) for every coordinate d of a tt.descriptor_load / store of
+// a tt.make_tensor_descriptor, in program order: the coordinate's value, the descriptor's extent
+// value in that dimension and its block size there (0 past the block's rank).
+template <class F>
+void for_each_coordinate(const Function& f, F&& fn) {
+  for (const auto& op : f.ops) {
+    if (op.name != "tt.descriptor_load" && !ttgir::is_descriptor_store(op.name)) continue;
+    if (op.operand_segments.size() < 2) continue;
+    const Op* desc = f.def_op(op.operands[0]);
+    if (desc == nullptr || desc->name != "tt.make_tensor_descriptor") continue;
+    const auto& blk = f.value(desc->results.at(0)).type.elem.at(0).shape;
+    for (int d = 0; d < op.operand_segments[1]; ++d)
+      fn(op, d, op.operands[1 + d], desc->operands.at(1 + d),
+         d < static_cast<int>(blk.size()) ? blk[d] : 0);
+  }
+}
+
 class Deriver {
  public:
   explicit Deriver(const Function& f) : f_(f) {}
@@ -238,18 +255,10 @@ class Deriver {
   };
   std::vector<Use> uses() const {
     std::vector<Use> out;
-    for (const auto& op : f_.ops) {
-      if (op.name != "tt.descriptor_load" && !ttgir::is_descriptor_store(op.name)) continue;
-      if (op.operand_segments.size() < 2) continue;
-      const Op* desc = f_.def_op(op.operands[0]);
-      if (desc == nullptr || desc->name != "tt.make_tensor_descriptor") continue;
-      const auto& blk = f_.value(desc->results.at(0)).type.elem.at(0).shape;
-      for (int d = 0; d < op.operand_segments[1]; ++d) {
-        Use u{&op, lin(op.operands[1 + d]), sym(desc->operands.at(1 + d)),
-              d < static_cast<int>(blk.size()) ? blk[d] : 0};
-        if (u.form.ok && !u.form.coef.empty()) out.push_back(u);
-      }
-    }
+    for_each_coordinate(f_, [&](const Op& op, int, ValueId c, ValueId e, long long block) {
+      Use u{&op, lin(c), sym(e), block};
+      if (u.form.ok && !u.form.coef.empty()) out.push_back(u);
+    });
     return out;
   }
 
@@ -281,32 +290,29 @@ class Decomposed {
     std::vector<Index> idx;
     std::vector<std::vector<long long>> seen;  // values of each index (identification)
     const auto samples = sample_envs();
-    for (const auto& op : f_.ops) {
-      if (op.name != "tt.descriptor_load" && !ttgir::is_descriptor_store(op.name)) continue;
-      if (op.operand_segments.size() < 2) continue;
-      const Op* desc = f_.def_op(op.operands[0]);
-      if (desc == nullptr || desc->name != "tt.make_tensor_descriptor") continue;
-      const auto& blk = f_.value(desc->results.at(0)).type.elem.at(0).shape;
-      for (int d = 0; d < op.operand_segments[1] && d < static_cast<int>(blk.size()); ++d) {
-        const ValueId c = op.operands[1 + d], e = desc->operands.at(1 + d);
-        auto ee = dv.expr(e);
-        // Told apart by their values on the first 64 programs of a large shape (a grouped
-        // order's column index changes only after a group's rows).
-        std::vector<long long> vals;
-        for (long long pid = 0; pid < 64; ++pid) {
-          auto v = eval(c, samples[0], pid);
-          if (!v) break;
-          vals.push_back(*v);
-        }
-        if (vals.size() < 64 ||
-            std::all_of(vals.begin(), vals.end(), [&](long long x) { return x == vals[0]; }))
-          continue;  // not from this program id alone, or not depending on it
-        if (!ee || blk[d] <= 0) return std::nullopt;
-        if (std::find(seen.begin(), seen.end(), vals) != seen.end()) continue;
-        seen.push_back(vals);
-        idx.push_back({c, e, blk[d], *ee});
+    bool underivable = false;  // a coordinate of this program id into an extent with no expression
+    for_each_coordinate(f_, [&](const Op&, int, ValueId c, ValueId e, long long block) {
+      // Told apart by their values on the first 64 programs of a large shape (a grouped
+      // order's column index changes only after a group's rows).
+      std::vector<long long> vals;
+      for (long long pid = 0; pid < 64; ++pid) {
+        auto v = eval(c, samples[0], pid);
+        if (!v) break;
+        vals.push_back(*v);
       }
-    }
+      if (vals.size() < 64 ||
+          std::all_of(vals.begin(), vals.end(), [&](long long x) { return x == vals[0]; }))
+        return;  // not from this program id alone, or not depending on it
+      auto ee = dv.expr(e);
+      if (!ee || block <= 0) {
+        underivable = true;
+        return;
+      }
+      if (std::find(seen.begin(), seen.end(), vals) != seen.end()) return;
+      seen.push_back(vals);
+      idx.push_back({c, e, block, *ee});
+    });
+    if (underivable) return std::nullopt;
     if (idx.size() < 2) return std::nullopt;  // one index is the linear rule's
     GridExpr g;
     for (size_t i = 0; i < idx.size(); ++i) {

@@ -68,43 +68,11 @@ auto located(const Function& f, OpId op, const std::string& source, const std::s
   }
 }
 
-// A pointer tile (tt.load of a 2-D tensor of pointers) stored to shared memory for an MMA:
-// Triton pipelines such loads with cp.async, which this scheduler does not plan. Refused at the
-// load, with what works instead, before any stage meets it in a less telling place (the
-// emitter's blocked layouts).
-void refuse_pointer_mma_operands(const Function& f, const std::string& source) {
-  for (const auto& op : f.ops) {
-    if (op.name != "tt.load" || op.results.size() != 1 ||
-        f.value(op.results[0]).type.shape.size() != 2)
-      continue;
-    for (OpId u : f.value(op.results[0]).users) {
-      const auto& uo = f.op(u);
-      if (uo.name != "ttg.local_alloc" || uo.results.empty()) continue;
-      std::vector<OpId> readers(f.value(uo.results[0]).users);
-      for (size_t i = 0; i < readers.size(); ++i) {
-        const auto& r = f.op(readers[i]);
-        if (r.name == "ttg.memdesc_trans" && !r.results.empty())
-          for (OpId v : f.value(r.results[0]).users) readers.push_back(v);
-        if (r.name != "ttng.warp_group_dot") continue;
-        std::string msg = op.loc.ir.known() ? op.loc.ir.str() : source;
-        msg += ": error: schedule: a tile loaded through pointers";
-        if (op.loc.src.known()) msg += " (from " + op.loc.src.str() + ")";
-        msg +=
-            " is an operand of an MMA: only tensor-descriptor loads are pipelined into shared "
-            "memory (by TMA); load it with tl.make_tensor_descriptor(...).load(...) "
-            "(out-of-bounds rows and columns read as zero, as a bounds mask with other=0 does)";
-        throw Error(msg);
-      }
-    }
-  }
-}
-
 KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& source,
                                     const ddg::TargetModel& t, const KernelOptions& o,
                                     const std::set<OpId>& global, bool producer, int copies) {
   KernelSchedule ks;
   const Function& f = kernel_function(m);
-  refuse_pointer_mma_operands(f, source);
   auto& g = ks.graph;
   g.ir = m;
   g.kernel.name = f.name;

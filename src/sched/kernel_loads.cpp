@@ -57,6 +57,7 @@ KernelSchedule best_global(const ttgir::Module& m, const std::string& source,
 KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source,
                                const ddg::TargetModel& t, const KernelOptions& o) {
   const Function& f = kernel_function(m);
+  refuse_pointer_mma_operands(f, source);
   const LoadCandidates c = load_candidates(m, f);
   // No producer warpgroup unless some load goes through TMA.
   const bool tma_needed = c.needs_tma != ttgir::kNoId;

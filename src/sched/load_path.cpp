@@ -1,5 +1,5 @@
-// The load-path model (see load_path.h): which descriptor loads may skip shared memory, and the
-// streaming rate a schedule predicts for them.
+// The load-path model (see load_path.h): which descriptor loads may skip shared memory, the
+// streaming rate a schedule predicts for them, and the refusal of pointer-tile MMA operands.
 #include "sched2cu/sched/load_path.h"
 
 #include <algorithm>
@@ -19,6 +19,33 @@ LoadMode parse_load_mode(const std::string& s) {
   if (s == "tma") return LoadMode::Tma;
   if (s == "global") return LoadMode::Global;
   throw Error("--loads must be auto, tma or global, not '" + s + "'");
+}
+
+void refuse_pointer_mma_operands(const ttgir::Function& f, const std::string& source) {
+  for (const auto& op : f.ops) {
+    if (op.name != "tt.load" || op.results.size() != 1 ||
+        f.value(op.results[0]).type.shape.size() != 2)
+      continue;
+    for (ttgir::OpId u : f.value(op.results[0]).users) {
+      const auto& uo = f.op(u);
+      if (uo.name != "ttg.local_alloc" || uo.results.empty()) continue;
+      std::vector<ttgir::OpId> readers(f.value(uo.results[0]).users);
+      for (size_t i = 0; i < readers.size(); ++i) {
+        const auto& r = f.op(readers[i]);
+        if (r.name == "ttg.memdesc_trans" && !r.results.empty())
+          for (ttgir::OpId v : f.value(r.results[0]).users) readers.push_back(v);
+        if (r.name != "ttng.warp_group_dot") continue;
+        std::string msg = op.loc.ir.known() ? op.loc.ir.str() : source;
+        msg += ": error: schedule: a tile loaded through pointers";
+        if (op.loc.src.known()) msg += " (from " + op.loc.src.str() + ")";
+        msg +=
+            " is an operand of an MMA: only tensor-descriptor loads are pipelined into shared "
+            "memory (by TMA); load it with tl.make_tensor_descriptor(...).load(...) "
+            "(out-of-bounds rows and columns read as zero, as a bounds mask with other=0 does)";
+        throw Error(msg);
+      }
+    }
+  }
 }
 
 LoadCandidates load_candidates(const ttgir::Module& m, const Function& f) {

@@ -2,8 +2,9 @@
 // producer warpgroup issuing TMA into a shared-memory ring that the consumers read back, or plain
 // vectorized global loads issued by the consumer warpgroups themselves (no producer warpgroup,
 // no ring, no barriers). The kernel driver schedules the kernel both ways and this module
-// predicts each schedule's streaming rate from the target table; the faster one is kept. Must
-// never decide by kernel name, and never change the IR.
+// predicts each schedule's streaming rate from the target table; the faster one is kept. Also the
+// one path it does not have: pointer tiles as MMA operands, refused. Must never decide by kernel
+// name, and never change the IR.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,13 @@ struct LoadCandidates {
 };
 
 LoadCandidates load_candidates(const ttgir::Module& m, const ttgir::Function& f);
+
+// A tile loaded through pointers (tt.load of a 2-D tensor of pointers) and stored to shared
+// memory for an MMA (ttg.local_alloc into a warp_group_dot, the Triton tutorial's matmul):
+// Triton pipelines such loads with cp.async, which this scheduler does not plan. Throws, located
+// at the load, with what works instead (a tensor descriptor); the kernel driver calls it once,
+// before any stage meets the load in a less telling place (the emitter's blocked layouts).
+void refuse_pointer_mma_operands(const ttgir::Function& f, const std::string& source);
 
 // The predicted steady-state load rate of one schedule, per SM, and what bounds it.
 struct LoadRate {

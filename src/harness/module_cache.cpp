@@ -226,12 +226,8 @@ BuildResult build_module(const BuildConfig& cfg, const fs::path& source, bool is
   r.log_path = base + ".log";
   if (fs::is_regular_file(r.so_path, ec)) {
     r.cached = true;
-    if (!is_spec) {
-      std::ifstream log(r.log_path);
-      std::stringstream text;
-      text << log.rdbuf();
-      r.ptxas = ptxas_warnings(text.str());
-    }
+    // A log lost from the cache says nothing (the build stands).
+    if (!is_spec) r.ptxas = ptxas_warnings(read_file_if_exists(r.log_path).value_or(""));
     return r;
   }
   std::string tmp = base + ".tmp" + std::to_string(getpid()) + ".so";

@@ -44,11 +44,12 @@ static inline long long sched2cu_host_min(long long a, long long b) { return a <
 // loops"): 2 when the programs alone leave half the SMs idle (programs * 2 <= num_sms), the
 // loop's trip count is known (trip >= 0) and each CTA keeps at least
 // max(min_share, kSplitMinShare) iterations; else 1 (max_split < 2 also gives 1).
-// Why so little: the sum costs one remote reduction per accumulator word per peer CTA, about
-// 2.5 cycles each, as much as tens of iterations. On an H100 (2026-12-06, sched2cu bench) 4-way
-// splits ran 5.8x slower at 1024^3 (case1, case5: 4 iterations a CTA) and 0.84x the hand-written
-// kernel at case5's 1024x1024x16384 (64 a CTA); 2-way ran case7's (4096, 1024, 1024) (32 a
-// CTA) at 0.78x and its (16384, 1024, 1024) (128 a CTA) at 1.37x the hand-written kernel.
+// Why so little: with the first split_sum (one remote reduction per accumulator word per peer
+// CTA) on an H100 (2026-12-06, sched2cu bench), 4-way splits ran 5.8x slower at 1024^3 (case1,
+// case5: 4 iterations a CTA) and 0.84x the hand-written kernel at case5's 1024x1024x16384 (64 a
+// CTA); 2-way ran case7's (4096, 1024, 1024) (32 a CTA) at 0.78x and its (16384, 1024, 1024)
+// (128 a CTA) at 1.37x the hand-written kernel. split_sum now loads the peers' partials
+// (cluster.cuh); the rule stays until that is measured.
 static const long long kSplitMinShare = 64;
 static inline unsigned sched2cu_host_split(long long programs, long long num_sms,
                                            unsigned max_split, long long trip,

@@ -87,12 +87,15 @@ SCHED2CU_DEVICE uint32_t mapa_shared_cluster(const void* p, uint32_t cta_rank) {
   return a;
 }
 
-// *a += x for the f32 at shared::cluster address `a` (mapa_shared_cluster), an atomic reduction
-// that returns nothing: the sender needs no register for the result, so a whole accumulator
-// can be sent without raising register pressure (a load-and-add of each word makes ptxas hoist
-// the loads and spill a 128-register accumulator).
-SCHED2CU_DEVICE void red_add_shared_cluster_f32(uint32_t a, float x) {
-  asm volatile("red.relaxed.cluster.shared::cluster.add.f32 [%0], %1;" ::"r"(a), "f"(x) : "memory");
+// The four f32 at shared::cluster address `a` (mapa_shared_cluster; 16-byte aligned), one
+// 16-byte load from a peer CTA's shared memory.
+SCHED2CU_DEVICE float4 ld_shared_cluster_v4(uint32_t a) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(a)
+               : "memory");
+  return v;
 }
 
 // A split loop's iterations 0 .. T - 1 in contiguous shares over `n` CTAs, the first T % n
@@ -113,8 +116,8 @@ SCHED2CU_DEVICE int split_count(int T, uint32_t rank, uint32_t n) {
 SCHED2CU_DEVICE int split_outer(int T, uint32_t rank) { return rank == 0 || T <= 1 ? T : 0; }
 
 // The two mbarriers of a split loop's sum (split_sum): `ready` in the cluster's first CTA counts
-// the other CTAs' threads that added their share; `go` in each other CTA counts the first CTA's
-// threads that put their own share in place.
+// the other CTAs' threads that put their share in their own shared memory; `go` in each other
+// CTA counts the first CTA's threads that finished reading it.
 struct SplitBars {
   uint64_t ready;
   uint64_t go;
@@ -154,48 +157,66 @@ SCHED2CU_DEVICE void split_each(int off, int lo, int hi, F&& f, T& v, Ts&... res
 // cluster into the first CTA (rank 0); the other CTAs' values are left as they were. Called by
 // the kThreads threads (tid = 0 .. kThreads - 1) of the role that holds the values, in every
 // CTA of the cluster, after the loop; n <= 1 leaves the values as they are. `region` is
-// kRegionBytes of rank 0's shared memory that nothing else touches until the call returns (the
+// kRegionBytes of each CTA's shared memory that nothing else touches until the call returns (the
 // split loop's drained rings; named barrier `role_bar` of the kThreads threads orders their last
-// reads first). In rounds of what the region holds: rank 0 stores its words as [word][tid] floats
-// (a warp's 32 threads write 128 contiguous bytes) and arrives on every peer's `go`; each peer adds
-// its words into rank 0's region with remote reductions and arrives on rank 0's `ready`; rank 0
-// loads the sums back into its registers. Rank 0 only stores and loads its own registers and the
-// peers only send theirs, so no thread holds a second copy of the values. `phase` counts this
-// thread's rounds (both barriers' parities).
+// reads first). In rounds of what the region holds, as groups of 4 words stored [group][tid] in
+// 16 bytes (a warp's stores and loads are 512 contiguous bytes): every CTA stores its words in
+// its own region; each peer arrives on rank 0's `ready`; rank 0 waits, adds the peers' groups to
+// its own with one 16-byte remote load per group and peer, writes the sums into its registers and
+// arrives on every peer's `go`, which the peer waits for before it overwrites its region or
+// exits. Remote loads rather than remote reductions: one `red.shared::cluster` per word into
+// rank 0 made a 2-way split of a 128x128 f32 tile cost about as much as tens of loop iterations
+// (H100, 2026-12-06). Rank 0's registers are dead between its store and the sums' return, so the
+// loads need no second copy of the values (a load-and-add into live registers made ptxas hoist
+// the loads and spill a 128-register accumulator). `phase` counts this thread's rounds (both
+// barriers' parities).
 template <int kThreads, unsigned kRegionBytes, class... Ts>
 SCHED2CU_DEVICE void split_sum(SplitBars* bars, uint8_t* region, uint32_t rank, uint32_t n,
                                uint32_t tid, uint32_t role_bar, uint32_t& phase, Ts&... vals) {
   constexpr int kWords = (detail::SplitWords<Ts>::value + ... + 0);
-  constexpr int kRound = static_cast<int>(kRegionBytes / (4u * kThreads));
-  static_assert(kRound >= 1, "the split region holds at least one word per thread");
-  float* const mine = reinterpret_cast<float*>(region) + tid;  // this thread's column
+  constexpr int kGroups = (kWords + 3) / 4;
+  constexpr int kRound = static_cast<int>(kRegionBytes / (16u * kThreads));  // groups a round
+  static_assert(kRound >= 1, "the split region holds at least 16 bytes per thread");
+  float4* const mine = reinterpret_cast<float4*>(region) + tid;  // this thread's column
   // The region is free only once every warpgroup of the role is past the loop's last reads of
   // it (each waited for its own MMAs only).
-  if (n > 1 && rank == 0) named_bar_sync(role_bar, kThreads);
+  if (n > 1) named_bar_sync(role_bar, kThreads);
 #pragma unroll
-  for (int r0 = 0; r0 < kWords; r0 += kRound) {
+  for (int g0 = 0; g0 < kGroups; g0 += kRound) {
     // n <= 1 does nothing, as an empty branch rather than an early return: with a return, ptxas
     // keeps the reloaded sums and the untouched values apart and spills a 128-word accumulator.
     if (n <= 1) continue;
+    const int g1 = g0 + kRound < kGroups ? g0 + kRound : kGroups;
     const uint32_t parity = phase & 1u;
     ++phase;
+#pragma unroll
+    for (int g = g0; g < g1; ++g) {
+      float q[4] = {0.f, 0.f, 0.f, 0.f};
+      detail::split_each(
+          0, 4 * g, 4 * g + 4, [&](float& x, int w) { q[w - 4 * g] = x; }, vals...);
+      mine[(g - g0) * kThreads] = make_float4(q[0], q[1], q[2], q[3]);
+    }
     if (rank == 0) {
-      detail::split_each(
-          0, r0, r0 + kRound, [&](float& x, int w) { mine[(w - r0) * kThreads] = x; }, vals...);
-      for (uint32_t peer = 1; peer < n; ++peer) mbar_arrive_release_cluster(&bars->go, peer);
       mbar_wait_acquire_cluster(&bars->ready, parity);
-      detail::split_each(
-          0, r0, r0 + kRound, [&](float& x, int w) { x = mine[(w - r0) * kThreads]; }, vals...);
+#pragma unroll
+      for (int g = g0; g < g1; ++g) {
+        float4 s = mine[(g - g0) * kThreads];
+        for (uint32_t peer = 1; peer < n; ++peer) {
+          const float4 t =
+              ld_shared_cluster_v4(mapa_shared_cluster(mine + (g - g0) * kThreads, peer));
+          s.x += t.x;
+          s.y += t.y;
+          s.z += t.z;
+          s.w += t.w;
+        }
+        const float q[4] = {s.x, s.y, s.z, s.w};
+        detail::split_each(
+            0, 4 * g, 4 * g + 4, [&](float& x, int w) { x = q[w - 4 * g]; }, vals...);
+      }
+      for (uint32_t peer = 1; peer < n; ++peer) mbar_arrive_release_cluster(&bars->go, peer);
     } else {
-      mbar_wait_acquire_cluster(&bars->go, parity);
-      const uint32_t at = mapa_shared_cluster(mine, 0);
-      detail::split_each(
-          0, r0, r0 + kRound,
-          [&](float& x, int w) {
-            red_add_shared_cluster_f32(at + static_cast<uint32_t>((w - r0) * kThreads * 4), x);
-          },
-          vals...);
       mbar_arrive_release_cluster(&bars->ready, 0);
+      mbar_wait_acquire_cluster(&bars->go, parity);
     }
   }
 }

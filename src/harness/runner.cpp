@@ -24,7 +24,10 @@ using nlohmann::json;
 RunOptions default_run_options(const std::string& root_arg, const std::string& examples_arg) {
   RunOptions o;
   if (!root_arg.empty()) {
-    auto top = git_toplevel(root_arg);
+    // A directory that is a tree of its own (runtime/ in it) is the root even inside another
+    // checkout (a scratch copy under a git-ignored folder); any other path names its checkout.
+    auto top =
+        fs::is_directory(fs::path(root_arg) / "runtime") ? std::nullopt : git_toplevel(root_arg);
     o.root = top ? *top : fs::path(root_arg);
   } else if (auto top = git_toplevel(fs::current_path())) {
     o.root = *top;

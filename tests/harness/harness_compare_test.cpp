@@ -443,3 +443,14 @@ TEST_F(Repo, CompareHtmlPage) {
   EXPECT_EQ(count("<h3>"), 4u);
   EXPECT_NE(page.find("measured on fake GPU"), std::string::npos);
 }
+
+// --root names a tree with its own runtime/ even when that tree sits inside another checkout
+// (it resolved to the enclosing checkout's top, so a scratch copy was silently ignored); a path
+// without runtime/ still resolves to its checkout.
+TEST_F(Repo, RootInsideAnotherCheckoutIsItsOwnTree) {
+  const fs::path copy = root / "scratch" / "tree";
+  fs::create_directories(copy / "runtime");
+  fs::create_directories(copy / "examples");
+  EXPECT_EQ(default_run_options(copy.string(), "").root, fs::weakly_canonical(copy));
+  EXPECT_EQ(default_run_options((root / "examples").string(), "").root, fs::weakly_canonical(root));
+}

@@ -86,10 +86,26 @@ void b_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
   const int res = o.results.at(0);
   Val v = blocked_val(c, res, o.id);
   const char* fbody = float_element_fn(o.name);
-  if (fbody != nullptr && v.elem != "f32")
-    c.fail(o.id, "elementwise math on " + v.elem + " tensors is not implemented (f32 only)");
+  const bool half = v.elem == "f16" || v.elem == "bf16";
+  if (fbody != nullptr && v.elem != "f32" && !half)
+    c.fail(o.id, "elementwise math on " + v.elem + " tensors is not implemented");
   const std::string body = fbody ? std::string(fbody) : element_expr(c, o, v.cty);
-  const std::string fn = lambda_text(o.operands.size(), "auto", body);
+  std::string fn = lambda_text(o.operands.size(), "auto", body);
+  if (fbody != nullptr && half) {
+    // f16 / bf16 math in f32, rounded once per op: for + - * / and sqrt this is the correctly
+    // rounded 16-bit result (f32's 24 bits are at least 2p + 2 for p = 11 and 8, so the double
+    // rounding is exact); exp, log and the like are computed in f32 by Triton too.
+    fn = "[](";
+    std::string conv;
+    for (size_t i = 0; i < o.operands.size(); ++i) {
+      const std::string k = S(static_cast<long long>(i));
+      fn += (i ? ", " : "") + v.cty + " a" + k;
+      conv += "const float x" + k + " = static_cast<float>(a" + k + "); ";
+    }
+    fn += ") { " + conv + "return " +
+          std::string(v.elem == "f16" ? "__float2half_rn" : "__float2bfloat16_rn") + "(" + body +
+          "); }";
+  }
   bool uniform = true;
   for (int a : o.operands) uniform &= L.val(a, o.id).lay == Lay::Splat;
   if (uniform) {  // a uniform tensor: its one value as a scalar

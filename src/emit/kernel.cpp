@@ -271,13 +271,14 @@ Stmt ring_ptr(const std::string& name, int depth, long long off, std::string not
 
 std::vector<Stmt> lower_kernel(Ctx& c) {
   const auto& top = c.f.top_ops();
-  int first_loop = -1;
+  // A kernel without loops (an elementwise kernel) is all function-scope code: its whole body
+  // is the prologue's scalar math plus the roles' straight-line register code.
+  int first_loop = static_cast<int>(top.size());
   for (size_t i = 0; i < top.size(); ++i)
     if (c.op(top[i]).name == "scf.for") {
       first_loop = static_cast<int>(i);
       break;
     }
-  if (first_loop < 0) throw Error("emit: kernel has no loop: not implemented yet");
   // Function-scope scalar prologue (index math) shared by every role.
   std::vector<int> prologue;
   std::vector<Stmt> pro;

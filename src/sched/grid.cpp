@@ -14,257 +14,26 @@
 #include <optional>
 #include <set>
 
+#include "grid_forms.h"
 #include "sched2cu/common/diag.h"
 
 namespace sched2cu::sched {
 namespace {
 
-using sgraph::GridExpr;
-using ttgir::Function;
-using ttgir::Op;
-using ttgir::ValueId;
-
-// A polynomial over kernel parameters with integer coefficients: monomial (sorted parameter
-// names, repeats allowed) -> coefficient.
-using Mono = std::vector<std::string>;
-using Poly = std::map<Mono, long long>;
-
-Poly poly_const(long long c) { return c == 0 ? Poly{} : Poly{{Mono{}, c}}; }
-Poly add(const Poly& a, const Poly& b, long long sign = 1) {
-  Poly r = a;
-  for (const auto& [m, c] : b)
-    if ((r[m] += sign * c) == 0) r.erase(m);
-  return r;
-}
-Poly mul(const Poly& a, const Poly& b) {
-  Poly r;
-  for (const auto& [ma, ca] : a)
-    for (const auto& [mb, cb] : b) {
-      Mono m = ma;
-      m.insert(m.end(), mb.begin(), mb.end());
-      std::sort(m.begin(), m.end());
-      if ((r[m] += ca * cb) == 0) r.erase(m);
-    }
-  return r;
-}
-std::optional<long long> const_of(const Poly& p) {
-  if (p.empty()) return 0;
-  if (p.size() == 1 && p.begin()->first.empty()) return p.begin()->second;
-  return std::nullopt;
-}
-
-GridExpr to_expr(const Poly& p) {
-  std::optional<GridExpr> sum;
-  for (const auto& [m, c] : p) {
-    std::optional<GridExpr> t;
-    if (c != 1 || m.empty()) t = GridExpr::integer(c < 0 ? -c : c);
-    for (const auto& name : m)
-      t = t ? GridExpr::binary(GridExpr::Kind::Mul, *t, GridExpr::parameter(name))
-            : GridExpr::parameter(name);
-    if (!sum)
-      sum = c < 0 ? GridExpr::binary(GridExpr::Kind::Sub, GridExpr::integer(0), *t) : *t;
-    else
-      sum = GridExpr::binary(c < 0 ? GridExpr::Kind::Sub : GridExpr::Kind::Add, *sum, *t);
-  }
-  return sum ? *sum : GridExpr::integer(0);
-}
-
-// a / b when b is one monomial dividing every term of a exactly.
-std::optional<Poly> exact_div(const Poly& a, const Poly& b) {
-  if (b.size() != 1) return std::nullopt;
-  const auto& [mb, cb] = *b.begin();
-  Poly r;
-  for (const auto& [ma, ca] : a) {
-    if (ca % cb != 0) return std::nullopt;
-    std::multiset<std::string> rest(ma.begin(), ma.end());
-    for (const auto& n : mb) {
-      auto it = rest.find(n);
-      if (it == rest.end()) return std::nullopt;
-      rest.erase(it);
-    }
-    r[Mono(rest.begin(), rest.end())] += ca / cb;
-  }
-  return r;
-}
-
-// Whether an op writes memory or is otherwise visible outside its program (a store, an atomic,
-// a TMA store or reduce, a print or assert, a call), by name: every such op of TTGIR that
-// the frontend accepts has one of these words in its name.
-bool visible(const Op& op) {
-  const std::string& n = op.name;
-  for (const char* w : {"store", "atomic", "print", "assert", "tt.call", "local_to_global",
-                        "descriptor_reduce", "tma_reduce"})
-    if (n.find(w) != std::string::npos) return true;
-  return false;
-}
-
-// Whether every visible op of `f` is nested inside the op `loop`.
-bool only_inside(const Function& f, ttgir::OpId loop) {
-  for (const auto& op : f.ops) {
-    if (!visible(op)) continue;
-    ttgir::OpId p = op.parent_op;
-    while (p != ttgir::kNoId && p != loop) p = f.op(p).parent_op;
-    if (p != loop) return false;
-  }
-  return true;
-}
-
-int axis_of(const Op& op) {
-  const auto* a = op.attr("axis");
-  if (a == nullptr) return -1;
-  if (a->kind == ttgir::Attribute::Kind::Keyword && !a->text.empty()) return a->text[0] - 'x';
-  return static_cast<int>(a->ival);
-}
-
-struct Linear {
-  std::map<int, Poly> coef;  // program-id axis -> coefficient
-  bool ok = true;            // false: not linear in the program ids with symbolic coefficients
-};
-
-// f(op, d, coordinate, extent, block) for every coordinate d of a tt.descriptor_load / store of
-// a tt.make_tensor_descriptor, in program order: the coordinate's value, the descriptor's extent
-// value in that dimension and its block size there (0 past the block's rank).
-template <class F>
-void for_each_coordinate(const Function& f, F&& fn) {
-  for (const auto& op : f.ops) {
-    if (op.name != "tt.descriptor_load" && !ttgir::is_descriptor_store(op.name)) continue;
-    if (op.operand_segments.size() < 2) continue;
-    const Op* desc = f.def_op(op.operands[0]);
-    if (desc == nullptr || desc->name != "tt.make_tensor_descriptor") continue;
-    const auto& blk = f.value(desc->results.at(0)).type.elem.at(0).shape;
-    for (int d = 0; d < op.operand_segments[1]; ++d)
-      fn(op, d, op.operands[1 + d], desc->operands.at(1 + d),
-         d < static_cast<int>(blk.size()) ? blk[d] : 0);
-  }
-}
-
-class Deriver {
- public:
-  explicit Deriver(const Function& f) : f_(f) {}
-
-  // Symbolic value of a scalar computed from kernel parameters and constants only.
-  std::optional<Poly> sym(ValueId v, int depth = 0) const {
-    if (depth > 64) return std::nullopt;
-    const auto& val = f_.value(v);
-    if (val.def_op == ttgir::kNoId)
-      return val.owner_op == ttgir::kNoId ? std::optional<Poly>(Poly{{Mono{val.name}, 1}})
-                                          : std::nullopt;
-    const Op& d = f_.op(val.def_op);
-    auto sub = [&](size_t i) { return sym(d.operands.at(i), depth + 1); };
-    if (d.name == "arith.constant") {
-      const auto* a = d.attr("value");
-      if (a && a->kind == ttgir::Attribute::Kind::Integer) return poly_const(a->ival);
-      return std::nullopt;
-    }
-    if (d.name == "arith.extsi" || d.name == "arith.extui" || d.name == "arith.trunci" ||
-        d.name == "arith.index_cast")
-      return sub(0);
-    if (d.name == "arith.addi" || d.name == "arith.subi" || d.name == "arith.muli") {
-      auto a = sub(0), b = sub(1);
-      if (!a || !b) return std::nullopt;
-      return d.name == "arith.muli" ? mul(*a, *b) : add(*a, *b, d.name == "arith.subi" ? -1 : 1);
-    }
-    return std::nullopt;
-  }
-
-  // A scalar computed from kernel parameters and constants as a grid expression, with integer
-  // division (which a Poly cannot hold): `tl.cdiv(M, 128)`, lowered to (M + 127) / 128, reads
-  // back as cdiv(M, 128). Only the operators the generated launcher evaluates the same way.
-  std::optional<GridExpr> expr(ValueId v, int depth = 0) const {
-    if (depth > 64) return std::nullopt;
-    const auto& val = f_.value(v);
-    if (val.def_op == ttgir::kNoId)
-      return val.owner_op == ttgir::kNoId ? std::optional<GridExpr>(GridExpr::parameter(val.name))
-                                          : std::nullopt;
-    const Op& d = f_.op(val.def_op);
-    if (d.name == "arith.constant" || d.name == "arith.extsi" || d.name == "arith.trunci" ||
-        d.name == "arith.index_cast" || d.name == "arith.extui")
-      if (auto p = sym(v, depth)) {
-        if (auto c = const_of(*p)) return GridExpr::integer(*c);
-      }
-    if (d.name == "arith.extsi" || d.name == "arith.extui" || d.name == "arith.trunci" ||
-        d.name == "arith.index_cast")
-      return expr(d.operands.at(0), depth + 1);
-    using K = GridExpr::Kind;
-    const std::pair<const char*, K> ops[] = {{"arith.addi", K::Add},       {"arith.subi", K::Sub},
-                                             {"arith.muli", K::Mul},       {"arith.divsi", K::Div},
-                                             {"arith.ceildivsi", K::Cdiv}, {"arith.minsi", K::Min}};
-    for (const auto& [name, kind] : ops) {
-      if (d.name != name) continue;
-      auto a = expr(d.operands.at(0), depth + 1), b = expr(d.operands.at(1), depth + 1);
-      if (!a || !b) return std::nullopt;
-      // (x + (c - 1)) / c with a constant c > 0 is cdiv(x, c) (tl.cdiv's lowering).
-      if (kind == K::Div && b->kind == K::Int && b->value > 0 && a->kind == K::Add &&
-          a->args[1].is_int(b->value - 1))
-        return GridExpr::binary(K::Cdiv, a->args[0], *b);
-      return GridExpr::binary(kind, *a, *b);
-    }
-    return std::nullopt;
-  }
-
-  // Linear form of an index value in the program ids (other terms ignored: they offset the
-  // coordinate inside a program's block, e.g. a loop's induction variable).
-  Linear lin(ValueId v, int depth = 0) const {
-    Linear r;
-    if (depth > 64) return {{}, false};
-    const auto& val = f_.value(v);
-    if (val.def_op == ttgir::kNoId) return r;  // a parameter or a loop variable: no pid term
-    const Op& d = f_.op(val.def_op);
-    if (d.name == "tt.get_program_id") {
-      r.coef[axis_of(d)] = poly_const(1);
-      return r;
-    }
-    if (d.name == "arith.extsi" || d.name == "arith.extui" || d.name == "arith.index_cast")
-      return lin(d.operands.at(0), depth + 1);
-    if (d.name == "arith.addi" || d.name == "arith.subi") {
-      Linear a = lin(d.operands[0], depth + 1), b = lin(d.operands[1], depth + 1);
-      if (!a.ok || !b.ok) return {{}, false};
-      for (const auto& [ax, c] : b.coef)
-        a.coef[ax] = add(a.coef[ax], c, d.name == "arith.subi" ? -1 : 1);
-      return a;
-    }
-    if (d.name == "arith.muli") {
-      for (int k = 0; k < 2; ++k) {
-        auto s = sym(d.operands[1 - k], depth + 1);
-        if (!s) continue;
-        Linear a = lin(d.operands[k], depth + 1);
-        if (!a.ok) return a;
-        for (auto& [ax, c] : a.coef) c = mul(c, *s);
-        return a;
-      }
-      Linear a = lin(d.operands[0], depth + 1), b = lin(d.operands[1], depth + 1);
-      if (a.coef.empty() && b.coef.empty() && a.ok && b.ok) return r;
-      return {{}, false};
-    }
-    if (d.name == "arith.constant") return r;
-    // Anything else that involves a program id makes the form unknown.
-    for (ValueId o : d.operands) {
-      Linear x = lin(o, depth + 1);
-      if (!x.ok || !x.coef.empty()) return {{}, false};
-    }
-    return r;
-  }
-
-  // The descriptor coordinates of every tt.descriptor_load / store in program order:
-  // (op, dimension, linear form, extent of that dimension, block size there).
-  struct Use {
-    const Op* op;
-    Linear form;
-    std::optional<Poly> extent;
-    long long block;
-  };
-  std::vector<Use> uses() const {
-    std::vector<Use> out;
-    for_each_coordinate(f_, [&](const Op& op, int, ValueId c, ValueId e, long long block) {
-      Use u{&op, lin(c), sym(e), block};
-      if (u.form.ok && !u.form.coef.empty()) out.push_back(u);
-    });
-    return out;
-  }
-
- private:
-  const Function& f_;
-};
+using grid_forms::axis_of;
+using grid_forms::const_of;
+using grid_forms::Deriver;
+using grid_forms::exact_div;
+using grid_forms::for_each_coordinate;
+using grid_forms::Function;
+using grid_forms::GridExpr;
+using grid_forms::Linear;
+using grid_forms::only_inside;
+using grid_forms::Op;
+using grid_forms::Poly;
+using grid_forms::to_expr;
+using grid_forms::ValueId;
+using grid_forms::visible;
 
 // Program id decomposed into tile indices (docs/scheduler.md, "Launch grid"): Triton's grouped
 // launch order (`pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m`, ...) or a plain
@@ -409,6 +178,133 @@ class Decomposed {
   int axis_;
 };
 
+// Masked pointer ranges (docs/scheduler.md, "Launch grid", rule 5): Triton's elementwise form,
+// `offs = pid * BLOCK + tl.arange(0, BLOCK)`, `tl.store(p + offs, x, mask=offs < n)`. When every
+// op of the kernel that writes memory is a pointer store or atomic whose mask holds such a
+// comparison on this axis, with the same bound E and block B everywhere, a program with
+// pid >= cdiv(E, B) has every lane's offset pid * B + j >= E (j >= 0) and writes nothing, and
+// program cdiv(E, B) - 1 still has lane 0 in range: the axis is cdiv(E, B). Offsets other than
+// the program's block start are accepted only as tl.arange ranges starting at 0 or above, so
+// that no lane can reach below pid * B. Nothing else is matched.
+class MaskedRange {
+ public:
+  MaskedRange(const Function& f, const Deriver& dv, int axis) : f_(f), dv_(dv), axis_(axis) {}
+
+  std::optional<GridExpr> grid(std::string& note) const {
+    std::optional<std::pair<GridExpr, long long>> bound;
+    bool any = false;
+    for (const auto& op : f_.ops) {
+      if (!visible(op)) continue;
+      const bool masked =
+          (op.name == "tt.store" || op.name == "tt.atomic_rmw") && op.operands.size() >= 3;
+      if (!masked) return std::nullopt;
+      std::vector<std::pair<GridExpr, long long>> found;
+      collect(op.operands[2], found, 0);
+      if (found.empty()) return std::nullopt;
+      for (const auto& b : found) {
+        if (bound && (bound->second != b.second ||
+                      sgraph::to_text(bound->first) != sgraph::to_text(b.first)))
+          return std::nullopt;
+        bound = b;
+      }
+      any = true;
+    }
+    if (!any || !bound) return std::nullopt;
+    GridExpr g =
+        GridExpr::binary(GridExpr::Kind::Cdiv, bound->first, GridExpr::integer(bound->second));
+    note += sgraph::to_text(g) + " (every store is masked by `pid * " +
+            std::to_string(bound->second) + " + tl.arange(..) < " + sgraph::to_text(bound->first) +
+            "`: programs past it would write nothing)";
+    return g;
+  }
+
+ private:
+  const Op* def(ValueId v) const { return f_.def_op(v); }
+
+  // Looks through the ops that only reshape a value (its elements keep their values).
+  ValueId through_views(ValueId v) const {
+    for (int i = 0; i < 16; ++i) {
+      const Op* d = def(v);
+      if (d == nullptr || (d->name != "tt.broadcast" && d->name != "tt.expand_dims" &&
+                           d->name != "ttg.convert_layout"))
+        return v;
+      v = d->operands.at(0);
+    }
+    return v;
+  }
+
+  // (E, B) of every comparison `index < splat(E)` on this axis in the conjunction `mask`.
+  void collect(ValueId mask, std::vector<std::pair<GridExpr, long long>>& out, int depth) const {
+    const Op* d = def(through_views(mask));
+    if (d == nullptr || depth > 16) return;
+    if (d->name == "arith.andi") {
+      collect(d->operands.at(0), out, depth + 1);
+      collect(d->operands.at(1), out, depth + 1);
+      return;
+    }
+    if (d->name != "arith.cmpi" || d->operands.size() != 2) return;
+    const auto* pa = d->attr("predicate");
+    const std::string pred = pa == nullptr ? "" : pa->text;
+    ValueId idx = d->operands[0], lim = d->operands[1];
+    if (pred == "sgt" || pred == "ugt")
+      std::swap(idx, lim);
+    else if (pred != "slt" && pred != "ult")
+      return;
+    const Op* sp = def(through_views(lim));
+    if (sp == nullptr || sp->name != "tt.splat") return;
+    auto e = dv_.expr(sp->operands.at(0));
+    auto b = block_of(idx);
+    if (e && b) out.emplace_back(*e, *b);
+  }
+
+  // B when `idx` is splat(pid * B) plus tl.arange ranges that start at 0 or above, on this axis.
+  std::optional<long long> block_of(ValueId idx) const {
+    std::vector<ValueId> terms{through_views(idx)};
+    std::optional<long long> block;
+    for (size_t i = 0; i < terms.size() && i < 32; ++i) {
+      const Op* d = def(terms[i]);
+      if (d == nullptr) return std::nullopt;
+      if (d->name == "arith.addi") {
+        terms.push_back(through_views(d->operands.at(0)));
+        terms.push_back(through_views(d->operands.at(1)));
+        continue;
+      }
+      if (d->name == "tt.make_range") {
+        const auto* st = d->attr("start");
+        if (st == nullptr || st->ival < 0) return std::nullopt;
+        continue;
+      }
+      if (d->name != "tt.splat" || block) return std::nullopt;
+      // The block start must be pid * B alone (any other scalar term could be negative).
+      block = block_start(d->operands.at(0));
+      if (!block) return std::nullopt;
+    }
+    return block;
+  }
+
+  // B when `v` is this axis's program id times a constant B > 0 (or the program id, B = 1).
+  std::optional<long long> block_start(ValueId v) const {
+    auto is_pid = [&](ValueId x) {
+      const Op* p = def(x);
+      while (p != nullptr && (p->name == "arith.extsi" || p->name == "arith.extui"))
+        p = def(p->operands.at(0));
+      return p != nullptr && p->name == "tt.get_program_id" && axis_of(*p) == axis_;
+    };
+    if (is_pid(v)) return 1;
+    const Op* m = def(v);
+    if (m == nullptr || m->name != "arith.muli") return std::nullopt;
+    for (int k = 0; k < 2; ++k) {
+      auto c = dv_.sym(m->operands.at(1 - k));
+      if (is_pid(m->operands.at(k)) && c && const_of(*c) && *const_of(*c) > 0) return const_of(*c);
+    }
+    return std::nullopt;
+  }
+
+  const Function& f_;
+  const Deriver& dv_;
+  int axis_;
+};
+
 }  // namespace
 
 std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
@@ -504,6 +400,12 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
         grid.push_back(*g);
         continue;
       }
+      why = "grid " + ax + ": ";
+      if (auto g = MaskedRange(f, dv, axis).grid(why)) {
+        notes.push_back(why);
+        grid.push_back(*g);
+        continue;
+      }
     }
     if (!found) {
       std::string where = pid_op->loc.ir.known() ? pid_op->loc.ir.str() : f.name;
@@ -514,8 +416,9 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
       msg += py;
       throw Error(msg +
                   ": it does not index a tensor descriptor dimension as `pid * BLOCK` (or "
-                  "`outer_pid * P + pid * BLOCK`, or tile indices it decomposes into one to one) "
-                  "and no persistent loop uses it; pass the grid explicitly, e.g. --grid "
+                  "`outer_pid * P + pid * BLOCK`, or tile indices it decomposes into one to one), "
+                  "no persistent loop uses it, and not every store is masked by `pid * BLOCK + "
+                  "tl.arange(0, BLOCK) < bound`; pass the grid explicitly, e.g. --grid "
                   "'cdiv(M, 128),Z * H,1'");
     }
     notes.push_back("grid " + ax + ": " + sgraph::to_text(*found) +

@@ -64,6 +64,18 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
   if (tma_needed && o.loads == LoadMode::Global)
     throw Error(source + ": error: --loads global: " + op_text(f, c.needs_tma) +
                 " needs TMA into shared memory, so the kernel keeps its producer warpgroup");
+  bool loops = false;
+  for (const auto& op : f.ops) loops |= op.name == "scf.for";
+  if (!loops && !tma_needed) {
+    // Straight-line code (an elementwise kernel): nothing to pipeline, so no producer
+    // warpgroup; with one role there is no setmaxnreg, and the registers the code really uses
+    // set how many CTAs share an SM.
+    KernelSchedule ks = schedule_kernel_with(m, source, t, o, {}, false, 1);
+    ks.graph.launch.load_path = "global";
+    ks.notes.emplace_back(
+        "load path: plain global loads, no producer warpgroup (the kernel has no loop)");
+    return ks;
+  }
   if (c.ops.empty()) {
     // Pointer loads only: nothing for a producer warpgroup to issue. It is still kept unless
     // --loads global drops it: measured on the H200, without it the CTAs per SM the register

@@ -1,0 +1,78 @@
+// Loop-free kernels (Triton's elementwise form) through the scheduler: the grid from the store
+// masks (docs/scheduler.md, "Launch grid", rule 6) and one consumer role without a producer. The
+// input is the committed dump of tests/harness/gpu_cases/elementwise, mutated where a rule must
+// not apply.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "sched2cu/common/diag.h"
+#include "sched2cu/common/file_util.h"
+#include "sched2cu/ddg/build.h"
+#include "sched2cu/sched/kernel.h"
+#include "sched2cu/sgraph/grid_expr.h"
+#include "sched2cu/ttgir/parser.h"
+
+using namespace sched2cu;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kInput =
+    fs::path(SCHED2CU_SOURCE_DIR) / "tests/harness/gpu_cases/elementwise/pre_modulo.ttgir";
+
+sched::KernelSchedule schedule_text(const std::string& text) {
+  const auto t = ddg::TargetModel::load(ddg::TargetModel::default_path());
+  return sched::schedule_kernel(ttgir::parse_module(text, "e.ttgir"), "e.ttgir", t, {});
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string grid_error(const std::string& text) {
+  try {
+    schedule_text(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(LoopFree, GridFromTheStoreMasksAndNoProducer) {
+  const auto ks = schedule_text(read_file(kInput.string()));
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(n, 1024)");
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[1]), "1");
+  ASSERT_EQ(ks.graph.launch.roles.size(), 1u);
+  EXPECT_EQ(ks.graph.launch.roles[0].kind, "consumer");
+  EXPECT_EQ(ks.graph.launch.warpgroups, 1);
+  EXPECT_TRUE(ks.graph.loops.empty());
+}
+
+// A store without a mask writes from every program, so the grid cannot be read off the others'
+// masks: the axis is not derived (the error names the program id and says how to pass --grid).
+TEST(LoopFree, AnUnmaskedStoreLeavesTheGridUnderived) {
+  const std::string text =
+      replaced(read_file(kInput.string()), "tt.store %4, %d_19, %mask_4 :", "tt.store %4, %d_19 :");
+  const std::string e = grid_error(text);
+  EXPECT_NE(e.find("cannot derive the grid extent of program id axis x"), std::string::npos) << e;
+  EXPECT_NE(e.find("--grid"), std::string::npos) << e;
+}
+
+// The block start must be the program id times a constant: `pid * n` (a runtime block) or a
+// comparison other than `<` is not matched.
+TEST(LoopFree, OnlyAConstantBlockAndALessThanBound) {
+  const std::string text = read_file(kInput.string());
+  EXPECT_NE(grid_error(replaced(text, "arith.muli %pid, %c1024_i32", "arith.muli %pid, %n"))
+                .find("cannot derive the grid extent"),
+            std::string::npos);
+  EXPECT_NE(
+      grid_error(replaced(text, "arith.cmpi slt, %offs_3, %mask", "arith.cmpi sge, %offs_3, %mask"))
+          .find("cannot derive the grid extent"),
+      std::string::npos);
+}

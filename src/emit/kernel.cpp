@@ -172,7 +172,11 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
     if (o.name == "tt.return") continue;
     // After a loop its owner runs the code; where a later phase follows, every role keeps the
     // scalar index math that phase may read.
-    const bool scalar_for_later = after_loop && is_scalar_op(c, op) && c.later_phase(op);
+    bool scalar_for_later = after_loop && is_scalar_op(c, op) && c.later_phase(op);
+    // Only index math this role can compute: a scalar derived from another role's values (a
+    // reduction of the consumer's tiles between two row loops) stays with its owner.
+    if (scalar_for_later && r.id != epi_role)
+      for (int v : o.operands) scalar_for_later &= L.has(v);
     if (after_loop && r.id != epi_role && !scalar_for_later) continue;
     if (!after_loop) {
       // Before the loops: views everywhere, a resident TMA load in its channel's producer,
@@ -397,10 +401,10 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
     head.push_back(named_decl("int", "program_id_y", "cta_ % group_ / gsize_", true));
     head.push_back(named_decl("int", "program_id_z", "0", true));
   } else {
-    head.push_back(named_decl(
-        "int", "program_id_x",
-        c.split_loop >= 0 ? "static_cast<int>(blockIdx.x / split_n)" : "static_cast<int>(blockIdx.x)",
-        true, c.split_loop >= 0 ? "a cluster (along x) is one program" : ""));
+    head.push_back(named_decl("int", "program_id_x",
+                              c.split_loop >= 0 ? "static_cast<int>(blockIdx.x / split_n)"
+                                                : "static_cast<int>(blockIdx.x)",
+                              true, c.split_loop >= 0 ? "a cluster (along x) is one program" : ""));
     head.push_back(named_decl("int", "program_id_y", "static_cast<int>(blockIdx.y)", true));
     head.push_back(named_decl("int", "program_id_z", "static_cast<int>(blockIdx.z)", true));
   }

@@ -205,3 +205,22 @@ TEST(BlockedEmit, RowOpsSelectsMathAndReductions) {
   has("if (thread_idx_in_warpgroup() == 0) *static_cast<float*>(");
   has("= num_programs_x;  // op 11 tt.get_num_programs");
 }
+
+// Two row loops at function scope with scalar math between them (a plain RMSNorm, one row per
+// program: tests/emit/two_phase_rows_input.ttgir, scheduled with --grid 'n_rows,1,1'). The
+// 1 / rms between the loops comes from the first loop's reduction, which only the consumer holds;
+// it was also emitted in the producer, which named a value it never computed, and nvcc rejected
+// the file ("identifier rstd_5_29 is undefined"). The golden is compiled for sm_90a with the
+// other tests/emit/*.generated.cu files.
+TEST(BlockedEmit, ScalarsBetweenLoopsStayWithTheRoleThatHasTheirOperands) {
+  const std::string s = emitted(kRoot / "tests/emit/two_phase_rows.schedule_graph.json");
+  const fs::path golden = kRoot / "tests/emit/two_phase_rows.generated.cu";
+  if (std::getenv("SCHED2CU_UPDATE_GOLDEN") != nullptr) sched2cu::write_file_atomic(golden, s);
+  EXPECT_EQ(s, sched2cu::read_file(golden)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
+  const size_t producer = s.find("role 0 producer (producer");
+  const size_t consumer = s.find("role 1 consumer (consumer");
+  ASSERT_NE(producer, std::string::npos);
+  ASSERT_NE(consumer, std::string::npos);
+  EXPECT_EQ(s.substr(producer, consumer - producer).find("rstd"), std::string::npos);
+  EXPECT_NE(s.find("sqrtf(", consumer), std::string::npos);
+}

@@ -34,6 +34,9 @@ std::string scalar_ctype(const Ctx& c, const ttgir::Type& t, int op) {
   }
   if (t.kind == K::Index) return "long long";
   if (t.kind == K::Float && t.name == "f32") return "float";
+  // 16-bit floats: math on them runs in f32 (the lambdas take floats) and rounds on assignment.
+  if (t.kind == K::Float && t.name == "f16") return "__half";
+  if (t.kind == K::Float && t.name == "bf16") return "__nv_bfloat16";
   if (t.kind == K::Ptr) return elem_ctype(c, t, op);
   c.fail(op, "no scalar lowering for type " + t.str());
 }

@@ -224,3 +224,17 @@ TEST(BlockedEmit, ScalarsBetweenLoopsStayWithTheRoleThatHasTheirOperands) {
   EXPECT_EQ(s.substr(producer, consumer - producer).find("rstd"), std::string::npos);
   EXPECT_NE(s.find("sqrtf(", consumer), std::string::npos);
 }
+
+// A top-level loop that carries only scalars (an online log-sum-exp, one row per program:
+// tests/emit/online_lse_input.ttgir, --grid 'n_rows,1,1'), and a bf16 scalar loaded through a
+// computed pointer after it (the target logit). The scalars run in the consumer and one thread
+// per warpgroup stores the loss; a bf16 scalar is a `__nv_bfloat16` (it was refused: "no scalar
+// lowering for type bf16"). The golden compiles for sm_90a with the other tests/emit files.
+TEST(BlockedEmit, ScalarCarriedLoopAndA16BitScalarLoad) {
+  const std::string s = emitted(kRoot / "tests/emit/online_lse.schedule_graph.json");
+  const fs::path golden = kRoot / "tests/emit/online_lse.generated.cu";
+  if (std::getenv("SCHED2CU_UPDATE_GOLDEN") != nullptr) sched2cu::write_file_atomic(golden, s);
+  EXPECT_EQ(s, sched2cu::read_file(golden)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
+  EXPECT_NE(s.find("const __nv_bfloat16 xt_"), std::string::npos);
+  EXPECT_NE(s.find("if (thread_idx_in_warpgroup() == 0) *static_cast<float*>("), std::string::npos);
+}

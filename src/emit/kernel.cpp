@@ -50,9 +50,17 @@ int result_role(const Ctx& c, int li) {
   const auto& L = c.g.loops.at(static_cast<size_t>(li));
   ttgir::ForLoop fl = c.f.for_loop(L.op);
   int role = -1;
+  bool remat = false;
   for (int y : fl.yielded) {
     const ttgir::Op* d = c.f.def_op(y);
     const sgraph::Node* n = d ? c.node_of(li, d->id) : nullptr;
+    // Index-like math that every role may recompute (role -1: loop-carried scalars that only
+    // read each other, an online log-sum-exp's running max and sum) goes with the other results,
+    // else to the consumer.
+    if (n != nullptr && n->role == -1 && n->pipeline == "NONE") {
+      remat = true;
+      continue;
+    }
     if (n == nullptr || n->role < 0)
       c.fail(L.op, "the loop yields %" + c.f.value(y).name +
                        ", which the schedule placed in no role (no role's loads, MMAs or "
@@ -62,6 +70,9 @@ int result_role(const Ctx& c, int li) {
       c.fail(L.op, "loop-carried values owned by several roles: not implemented yet");
     role = n->role;
   }
+  if (role == -1 && remat)
+    for (const auto& r : c.g.launch.roles)
+      if (r.kind == "consumer") return r.id;
   return role;
 }
 

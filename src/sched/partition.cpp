@@ -76,11 +76,7 @@ Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budg
         p.node_role[i] = 0;
     }
   }
-  // `settle`: undecided readers no longer hold a node back. They only remain when undecided
-  // nodes read each other around a cycle (loop-carried scalars: an online log-sum-exp's running
-  // max and sum, each read by the other's next value), which no reader outside decides; the
-  // cycle then goes to the role its decided readers share, else to the consumer.
-  for (int round = 0, settle = 0; round <= 2 * n; ++round) {
+  for (int round = 0; round <= n; ++round) {
     bool changed = false;
     for (int i = n - 1; i >= 0; --i) {
       if (p.node_role[i] != -2) continue;
@@ -96,17 +92,11 @@ Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budg
         }
         r = (r == -2 || r == rd) ? rd : -1;
       }
-      if (pending && r != -1 && settle == 0) continue;
+      if (pending && r != -1) continue;
       p.node_role[i] = r == -2 ? ci : r;  // nothing reads it in the loop: the consumer keeps it
       changed = true;
-      settle = 0;
     }
-    if (!changed) {
-      bool undecided = false;
-      for (int r : p.node_role) undecided |= r == -2;
-      if (!undecided || settle != 0) break;
-      settle = 1;
-    }
+    if (!changed) break;
   }
   for (auto& r : p.node_role)
     if (r == -2) r = -1;

@@ -135,6 +135,18 @@ template <class T, class L>
 SCHED2CU_DEVICE BRowRef<T, L> brow(const BRow<T, L>& x) {
   return {x};
 }
+// A one-column tile (an [R, 1] tensor: `offs_m[:, None] < M`), broadcast along the columns of a
+// tile of the same rows: every column slot of a row slot holds that row's value (column 0).
+template <class T, class L>
+struct BRowTileRef {
+  const BTile<T, L>& t;
+  SCHED2CU_DEVICE T at(int r, int) const { return t.v[r * L::kCols]; }
+};
+template <class T, class L>
+SCHED2CU_DEVICE BRowTileRef<T, L> brow(const BTile<T, L>& t) {
+  static_assert(L::C == 1, "only a one-column tile broadcasts as a row vector");
+  return {t};
+}
 // A column vector, or a one-row tile (one value per column slot, the same slots), as a vector
 // or broadcast along the rows of a tile.
 template <class X>

@@ -6,6 +6,7 @@
 // masks allow at run time (TMA-loaded tiles and tile stores through staging: blocked_smem.cpp).
 // An op this file cannot lower fails with its location.
 #include <algorithm>
+#include <set>
 
 #include "lower.h"
 #include "sched2cu/common/diag.h"
@@ -56,8 +57,6 @@ Text range_start(const Lower& L, const Val& v, long long start) {
   return S(start);
 }
 
-namespace {
-
 int cty_bytes(const std::string& t) {
   if (!t.empty() && t.back() == '*') return 8;
   if (t == "bool") return 1;
@@ -73,6 +72,8 @@ Text scratch(Ctx& c, long long bytes, const std::string& cty) {
   if (c.blocked_warps > 4) c.role_scratch.insert(c.blocked_role);
   return "reinterpret_cast<" + cty + "*>(scratch)";
 }
+
+namespace {
 
 bool rows_match(const BLayout& a, const BLayout& b) {
   return a.R == b.R && a.S0 == b.S0 && a.T0 == b.T0 && a.W0 == b.W0 && a.mma_row == b.mma_row;
@@ -218,8 +219,10 @@ void b_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
   // A one-row tile holds one value per column, as a column vector does: broadcast it as one.
   if (v.lay == Lay::BTile && !same && v.blay.R == 1 && L.c.type(o.operands[0]).shape.size() == 2)
     v.lay = Lay::BColB;
-  // A one-column tile of the accumulator's rows holds one value per row, as a row vector does.
-  if (v.lay == Lay::BTile && !same && v.blay.mma_row && v.blay.C == 1) v.lay = Lay::BRowB;
+  // A one-column tile holds one value per row, as a row vector does (`brow` reads its column
+  // slot 0; the accumulator's rows reach accumulator tiles through `mrow_bcast`).
+  if (v.lay == Lay::BTile && !same && v.blay.C == 1 && L.c.type(o.operands[0]).shape.size() == 2)
+    v.lay = Lay::BRowB;
   if (!(v.lay == Lay::BRowB || v.lay == Lay::BColB || v.lay == Lay::Splat ||
         (v.lay == Lay::BTile && same)))
     L.c.fail(o.id,
@@ -238,115 +241,6 @@ void b_broadcast(Lower& L, const ttgir::Op& o, Lowered&) {
       L.c.fail(o.id, "the broadcast vector's layout differs from the tile's");
   }
   L.set(o.results.at(0), v);
-}
-
-// A value the emitter can recompute in any layout: pointer and index math from kernel arguments
-// and constants, a load through such pointers, conversions and casts of these. Function scope
-// only (a reload inside a loop would cost bandwidth every iteration).
-bool relayoutable(const Lower& L, int value, int depth) {
-  if (depth > 12) return false;
-  const Ctx& c = L.c;
-  auto it = L.vals.find(value);
-  if (it == L.vals.end()) return false;
-  if (it->second.lay == Lay::Splat || it->second.lay == Lay::Scalar) return true;
-  const ttgir::Op* d = c.f.def_op(value);
-  if (d == nullptr || c.loop_of_op(d->id) >= 0) return false;
-  const std::string& n = d->name;
-  const bool ok = n == "tt.make_range" || n == "ttg.convert_layout" || n == "tt.addptr" ||
-                  n == "arith.addi" || n == "arith.subi" || n == "arith.muli" ||
-                  n == "arith.cmpi" || n == "arith.extf" || n == "arith.truncf" || n == "tt.load";
-  if (!ok) return false;
-  for (int v : d->operands)
-    if (!relayoutable(L, v, depth + 1)) return false;
-  return true;
-}
-
-// Emits `value` recomputed in the distribution of `target` (its kind and layout) into `out`;
-// returns the adapter that reads it.
-Text relayout(Lower& L, int value, const Val& target, std::vector<Stmt>& out) {
-  Ctx& c = L.c;
-  const Val& v = L.vals.at(value);  // relayoutable() saw every value of the chain
-  if (v.lay == Lay::Splat || v.lay == Lay::Scalar)
-    return "bsplat(" + (v.lay == Lay::Scalar ? R(v.storage) : splat_text(v)) + ")";
-  const ttgir::Op& d = *c.f.def_op(value);
-  if (d.name == "ttg.convert_layout") return relayout(L, d.operands.at(0), target, out);
-  Val t = target;
-  t.cty = elem_ctype(c, c.type(value).element_type(), d.id);
-  const std::string name = c.ident(value) + "_as_" + c.ident(target.storage);
-  const char* kind = t.lay == Lay::BCol ? "bcol(" : t.lay == Lay::BRow ? "brow(" : "btile(";
-  out.push_back(
-      code(blocked_ctype(t) + " " + name + ";",
-           c.note(d.id) + " recomputed in the layout of %" + c.f.value(target.storage).name));
-  if (d.name == "tt.make_range") {
-    out.push_back(code("brange(" + name + ", " + range_start(L, t, d.attr("start")->ival) + ");"));
-  } else if (d.name == "tt.load") {
-    if (t.lay == Lay::BRow) c.fail(d.id, "internal: a reload into a row vector");
-    const Text p = relayout(L, d.operands.at(0), target, out);
-    const Text mask =
-        d.operands.size() > 1 ? relayout(L, d.operands[1], target, out) : Text("bsplat(true)");
-    const Text other = d.operands.size() > 2 ? relayout(L, d.operands[2], target, out)
-                                             : Text("bsplat(static_cast<" + t.cty + ">(0))");
-    // The pointer adapter names the tile; bload takes the tile itself.
-    const std::string pt = render(p, [&](int x, int) { return c.ident(x); });
-    const std::string pvar = pt.substr(pt.find('(') + 1, pt.size() - pt.find('(') - 2);
-    out.push_back(code("bload<" + S(run_of(L.val(d.operands[0], d.id), t)) + ">(" + name + ", " +
-                       pvar + ", " + mask + ", " + other + ");"));
-  } else {
-    const char* fbody = float_element_fn(d.name);
-    const std::string body = fbody ? std::string(fbody) : element_expr(c, d, t.cty);
-    Text call = "bmap(" + Text(name) + ", " + lambda_text(d.operands.size(), "auto", body);
-    for (int a : d.operands) call += ", " + relayout(L, a, target, out);
-    out.push_back(code(call + ");"));
-  }
-  return Text(kind) + name + ")";
-}
-
-void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
-  Ctx& c = L.c;
-  const int res = o.results.at(0);
-  const Val& a = L.val(o.operands.at(0), o.id);
-  if (a.lay == Lay::Splat) {
-    L.set(res, a);
-    return;
-  }
-  Val d = blocked_val(c, res, o.id);
-  if (a.lay == Lay::BRowB || a.lay == Lay::BColB)
-    c.fail(o.id, "layout conversion of a broadcast view is not implemented");
-  if (!is_blocked_lay(a.lay)) c.fail(o.id, "conversion between these layouts is not implemented");
-  d.contig = a.contig;
-  d.uniform_cols = a.uniform_cols && d.lay == a.lay;
-  if (same_distribution(a, d)) {
-    Val v = a;
-    v.blay = d.blay;
-    L.set(res, v);
-    return;
-  }
-  if (c.loop_of_op(o.id) < 0 && relayoutable(L, o.operands[0], 0) && d.lay != Lay::BRow) {
-    // Recomputed (reloaded) in the new layout: no shared memory, no barriers. The source chain,
-    // if nothing else reads it, is dead code the compiler drops.
-    d.cty = a.cty;
-    const Text r = relayout(L, o.operands[0], d, out.body);
-    const std::string t = render(r, [&](int x, int) { return c.ident(x); });
-    out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
-    out.body.push_back(
-        code(R(res) + " = " + t.substr(t.find('(') + 1, t.size() - t.find('(') - 2) + ";",
-             c.note(o.id) + ": recomputed in the new layout"));
-    L.set(res, d);
-    return;
-  }
-  if (a.blay.mma_row || d.blay.mma_row)
-    c.fail(o.id,
-           "layout conversion of an accumulator-layout row vector through shared memory is "
-           "not implemented");
-  long long numel = 1;
-  for (int64_t n : c.type(res).shape) numel *= n;
-  d.cty = a.cty;
-  out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
-  out.body.push_back(code("bconvert(" + R(res) + ", " + R(a.storage) + ", " +
-                              scratch(c, numel * cty_bytes(a.cty), a.cty) + ", " + blocked_bar(c) +
-                              ");",
-                          c.note(o.id) + ": through shared memory"));
-  L.set(res, d);
 }
 
 void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {

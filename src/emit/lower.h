@@ -361,6 +361,12 @@ Val blocked_val(const Ctx& c, int value, int op);  // a blocked tensor's layout 
 std::string blocked_ctype(const Val& v);
 bool same_distribution(const Val& a, const Val& b);
 bool is_blocked_lay(Lay l);
+// The bytes of a C++ element type, and `bytes` of the role's shared scratch per warpgroup as a
+// `cty*` expression (blocked_ops.cpp).
+int cty_bytes(const std::string& t);
+Text scratch(Ctx& c, long long bytes, const std::string& cty);
+// ttg.convert_layout of a blocked value (blocked_convert.cpp).
+void b_convert(Lower& L, const ttgir::Op& o, Lowered& out);
 // Whether `o` works on blocked values (its results or operands), and its lowering there.
 bool blocked_op(const Lower& L, const ttgir::Op& o);
 void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out);

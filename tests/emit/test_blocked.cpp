@@ -6,6 +6,8 @@
 // `sched2cu check` of row_softmax).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -237,4 +239,28 @@ TEST(BlockedEmit, ScalarCarriedLoopAndA16BitScalarLoad) {
   EXPECT_EQ(s, sched2cu::read_file(golden)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
   EXPECT_NE(s.find("const __nv_bfloat16 xt_"), std::string::npos);
   EXPECT_NE(s.find("if (thread_idx_in_warpgroup() == 0) *static_cast<float*>("), std::string::npos);
+}
+
+// tests/harness/gpu_cases/bias2d (a loop-free 2-D tile): `offs_m[:, None] < M` is a one-column
+// tile broadcast along the tile's columns (`brow` of a BTile; it was refused as "broadcast of a
+// materialized tile"), and the bias converted to the tile's column layout is recomputed there,
+// its column offsets, which its pointer and its mask both read, declared once (they were
+// declared twice and nvcc rejected the file).
+TEST(BlockedEmit, OneColumnTileBroadcastAndSharedRecomputation) {
+  const std::string s = emitted(kRoot / "tests/harness/gpu_cases/bias2d/schedule_graph.json");
+  EXPECT_NE(s.find("brow(mask_"), std::string::npos);
+  std::set<std::string> names;
+  size_t at = 0;
+  while ((at = s.find("_as_", at)) != std::string::npos) {
+    const size_t line = s.rfind('\n', at) + 1;
+    const size_t end = s.find('\n', at);
+    const std::string text = s.substr(line, end - line);
+    at = end;
+    if (text.find("recomputed in the layout of") == std::string::npos) continue;
+    const size_t sp = text.find("> ");
+    const size_t semi = text.find(';', sp);
+    ASSERT_NE(sp, std::string::npos);
+    EXPECT_TRUE(names.insert(text.substr(sp + 2, semi - sp - 2)).second) << text;
+  }
+  EXPECT_GE(names.size(), 3u);
 }

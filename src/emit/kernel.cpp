@@ -45,6 +45,12 @@ bool is_view_op(const std::string& n) {
   return v.count(n) != 0;
 }
 
+[[noreturn]] void fail_no_role(const Ctx& c, int loop_op, int yielded) {
+  c.fail(loop_op, "the loop yields %" + c.f.value(yielded).name +
+                      ", which the schedule placed in no role (no role's loads, MMAs or stores "
+                      "depend on it): a loop that carries only scalars is not lowered yet");
+}
+
 // The role owning the values a top-level loop yields (its results are used there), or -1.
 int result_role(const Ctx& c, int li) {
   const auto& L = c.g.loops.at(static_cast<size_t>(li));
@@ -61,18 +67,19 @@ int result_role(const Ctx& c, int li) {
       remat = true;
       continue;
     }
-    if (n == nullptr || n->role < 0)
-      c.fail(L.op, "the loop yields %" + c.f.value(y).name +
-                       ", which the schedule placed in no role (no role's loads, MMAs or "
-                       "stores depend on it): a loop that carries only scalars is not lowered "
-                       "yet");
+    if (n == nullptr || n->role < 0) fail_no_role(c, L.op, y);
     if (role != -1 && role != n->role)
       c.fail(L.op, "loop-carried values owned by several roles: not implemented yet");
     role = n->role;
   }
-  if (role == -1 && remat)
+  if (role == -1 && remat) {
+    // The consumer, when it runs the loop at all (it has work there: its loads or math).
     for (const auto& r : c.g.launch.roles)
-      if (r.kind == "consumer") return r.id;
+      if (r.kind == "consumer")
+        for (const auto& n : L.nodes)
+          if (n.role == r.id) return r.id;
+    fail_no_role(c, L.op, fl.yielded.at(0));
+  }
   return role;
 }
 

@@ -470,7 +470,7 @@ void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (n == "tt.store") return b_store(L, o, out);
   if (n == "tt.atomic_rmw") return lower_atomic(L, o, out);
   if (float_element_fn(n) != nullptr || n == "tt.addptr" || n == "arith.extf" ||
-      n == "arith.truncf" || n.rfind("arith.", 0) == 0)
+      n == "arith.truncf" || n.rfind("arith.", 0) == 0 || n == "tt.mulhiui" || n == "tt.bitcast")
     return b_elementwise(L, o, out);
   L.c.fail(o.id, "no lowering of this op for blocked tensors");
 }

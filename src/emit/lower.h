@@ -279,6 +279,8 @@ void lower_acc_expr(Lower& L, const ttgir::Op& o, Lowered& out);
 // The same expression over lambda parameters x0, x1, ... (elementwise ops on tensors of any
 // element type; `ty` is the result's C++ element type).
 std::string element_expr(const Ctx& c, const ttgir::Op& o, const std::string& ty);
+// The unsigned C++ type of an integer type's width (unsigned ops read their operands as it).
+std::string unsigned_ctype(const ttgir::Type& t);
 std::string host_expr(const Ctx& c, int value, int user_op);
 // Whether host_expr computes `value` (kernel arguments, constants and their integer arithmetic).
 bool host_computable(const Ctx& c, int value);

@@ -365,7 +365,9 @@ const std::map<std::string, LowerFn>& op_table() {
           "arith.minui",       "arith.maxui",         "arith.ceildivsi", "arith.cmpi",
           "arith.cmpf",        "arith.select",        "arith.extsi",     "arith.extui",
           "arith.trunci",      "arith.index_cast",    "arith.sitofp",    "arith.fptosi",
-          "tt.get_program_id", "tt.get_num_programs", "tt.addptr"})
+          "tt.get_program_id", "tt.get_num_programs", "tt.addptr",       "arith.shrui",
+          "arith.divui",       "arith.remui",         "arith.uitofp",    "arith.fptoui",
+          "tt.mulhiui",        "tt.bitcast",          "arith.bitcast"})
       m[n] = lower_scalar;
     for (const char* n :
          {"arith.addf",    "arith.subf",     "arith.mulf",     "arith.divf", "arith.maxnumf",

@@ -41,6 +41,14 @@ std::string scalar_ctype(const Ctx& c, const ttgir::Type& t, int op) {
   c.fail(op, "no scalar lowering for type " + t.str());
 }
 
+std::string unsigned_ctype(const ttgir::Type& t) {
+  if (t.kind == ttgir::Type::Kind::Integer && t.bits == 1) return "bool";
+  if (t.bits == 64 || t.kind == ttgir::Type::Kind::Index) return "unsigned long long";
+  if (t.bits == 16) return "unsigned short";
+  if (t.bits == 8) return "unsigned char";
+  return "unsigned";
+}
+
 std::string float_literal(const Ctx& c, const ttgir::Attribute& a, int op) {
   if (a.kind == ttgir::Attribute::Kind::Integer) return std::to_string(a.ival) + ".0f";
   if (a.kind != ttgir::Attribute::Kind::Float) c.fail(op, "expected a float constant");
@@ -134,15 +142,50 @@ Text expr_over(const Ctx& c, const ttgir::Op& o, const std::string& ty,
   if (n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci" || n == "arith.index_cast" ||
       n == "arith.sitofp" || n == "arith.fptosi" || n == "arith.extf" || n == "arith.truncf")
     return "static_cast<" + ty + ">(" + arg(0) + ")";
+  // Unsigned ops read their operands as the unsigned type of their width (the C++ types of
+  // integers are signed): an i32 of 0xffffffff is 4294967295 to them, not -1.
+  auto u = [&](size_t i) {
+    return "static_cast<" + unsigned_ctype(c.type(o.operands.at(i)).element_type()) + ">(" +
+           arg(i) + ")";
+  };
+  auto as_ty = [&](const Text& e) { return "static_cast<" + ty + ">(" + e + ")"; };
+  if (n == "arith.extui" || n == "arith.uitofp") return as_ty(u(0));
+  if (n == "tt.bitcast" || n == "arith.bitcast") {
+    // The same 32 bits read as another type (Triton's random numbers: Philox's u32 as i32).
+    const ttgir::Type& from = c.type(o.operands.at(0)).element_type();
+    const ttgir::Type& to = c.type(o.results.at(0)).element_type();
+    if (from.str() == to.str()) return arg(0);
+    if (from.bits == 32 && to.bits == 32 && from.kind == ttgir::Type::Kind::Integer &&
+        to.kind == ttgir::Type::Kind::Float)
+      return "__int_as_float(" + arg(0) + ")";
+    if (from.bits == 32 && to.bits == 32 && from.kind == ttgir::Type::Kind::Float &&
+        to.kind == ttgir::Type::Kind::Integer)
+      return "__float_as_int(" + arg(0) + ")";
+    c.fail(op, "bitcast from " + from.str() + " to " + to.str() + " is not implemented");
+  }
+  if (n == "arith.fptoui")
+    return as_ty("static_cast<" + unsigned_ctype(c.type(o.results.at(0)).element_type()) + ">(" +
+                 arg(0) + ")");
+  if (n == "arith.shrui") return as_ty(u(0) + " >> " + arg(1));
+  if (n == "arith.divui") return as_ty(u(0) + " / " + u(1));
+  if (n == "arith.remui") return as_ty(u(0) + " % " + u(1));
+  if (n == "arith.minui") return as_ty("min(" + u(0) + ", " + u(1) + ")");
+  if (n == "arith.maxui") return as_ty("max(" + u(0) + ", " + u(1) + ")");
+  if (n == "tt.mulhiui") {
+    const bool wide = c.type(o.operands.at(0)).element_type().bits == 64;
+    return as_ty(std::string(wide ? "__umul64hi(" : "__umulhi(") + u(0) + ", " + u(1) + ")");
+  }
   if (binops().count(n)) return arg(0) + " " + binops().at(n) + " " + arg(1);
-  if (n == "arith.minsi" || n == "arith.minui") return "min(" + arg(0) + ", " + arg(1) + ")";
-  if (n == "arith.maxsi" || n == "arith.maxui") return "max(" + arg(0) + ", " + arg(1) + ")";
+  if (n == "arith.minsi") return "min(" + arg(0) + ", " + arg(1) + ")";
+  if (n == "arith.maxsi") return "max(" + arg(0) + ", " + arg(1) + ")";
   if (n == "arith.maxnumf") return "fmaxf(" + arg(0) + ", " + arg(1) + ")";
   if (n == "arith.minnumf") return "fminf(" + arg(0) + ", " + arg(1) + ")";
   if (n == "arith.ceildivsi") return "(" + arg(0) + " + " + arg(1) + " - 1) / " + arg(1);
   if (n == "arith.cmpi" || n == "arith.cmpf") {
-    std::string p = cmp_op(keyword(o.attr("predicate")));
+    const std::string pred = keyword(o.attr("predicate"));
+    std::string p = cmp_op(pred);
     if (p.empty()) c.fail(op, "unknown predicate");
+    if (n == "arith.cmpi" && !pred.empty() && pred[0] == 'u') return u(0) + " " + p + " " + u(1);
     return arg(0) + " " + p + " " + arg(1);
   }
   if (n == "arith.select") return arg(0) + " ? " + arg(1) + " : " + arg(2);

@@ -19,19 +19,20 @@ const std::vector<std::string>& supported_ops() {
         "arith.extui", "arith.fptosi", "arith.maximumf", "arith.maxnumf", "arith.maxsi",
         "arith.minimumf", "arith.minnumf", "arith.minsi", "arith.mulf", "arith.muli", "arith.negf",
         "arith.ori", "arith.remsi", "arith.remui", "arith.select", "arith.shli", "arith.shrsi",
-        "arith.shrui", "arith.sitofp", "arith.subf", "arith.subi", "arith.truncf", "arith.trunci",
-        "arith.xori",
+        "arith.shrui", "arith.sitofp", "arith.uitofp", "arith.fptoui", "arith.subf", "arith.subi",
+        "arith.truncf", "arith.trunci", "arith.xori",
         // math
         "math.absf", "math.exp", "math.exp2", "math.fma", "math.log", "math.log2", "math.rsqrt",
         "math.sqrt", "math.erf", "math.tanh", "math.sin", "math.cos", "math.floor", "math.ceil",
         // scf
         "scf.for", "scf.if", "scf.yield",
         // tt
-        "tt.addptr", "tt.atomic_rmw", "tt.broadcast", "tt.descriptor_load", "tt.descriptor_reduce",
-        "tt.descriptor_store", "tt.dot", "tt.expand_dims", "tt.fp_to_fp", "tt.get_num_programs",
-        "tt.get_program_id", "tt.load", "tt.make_range", "tt.make_tensor_descriptor",
-        "tt.precise_divf", "tt.precise_sqrt", "tt.reduce", "tt.reduce.return", "tt.reshape",
-        "tt.return", "tt.splat", "tt.store", "tt.trans",
+        "tt.addptr", "tt.atomic_rmw", "tt.bitcast", "tt.broadcast", "tt.descriptor_load",
+        "tt.descriptor_reduce", "tt.descriptor_store", "tt.dot", "tt.expand_dims", "tt.fp_to_fp",
+        "tt.get_num_programs", "tt.get_program_id", "tt.load", "tt.make_range",
+        "tt.make_tensor_descriptor", "tt.mulhiui", "tt.precise_divf", "tt.precise_sqrt",
+        "tt.reduce", "tt.reduce.return", "tt.reshape", "tt.return", "tt.splat", "tt.store",
+        "tt.trans",
         // ttg / ttng
         "ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "ttg.memdesc_trans",
         "ttng.warp_group_dot"};

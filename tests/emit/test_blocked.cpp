@@ -264,3 +264,18 @@ TEST(BlockedEmit, OneColumnTileBroadcastAndSharedRecomputation) {
   }
   EXPECT_GE(names.size(), 3u);
 }
+
+// tl.rand in a loop-free dropout (tests/emit/rand_input.ttgir): Philox's tt.mulhiui (it was
+// "unsupported op"), and unsigned ops that read their operands as the unsigned type of their
+// width (an i32 extended, shifted or compared as unsigned was read as signed: extui sign-extended,
+// minui and ult compared signed), and tt.bitcast. The golden compiles for sm_90a with the other
+// tests/emit files.
+TEST(BlockedEmit, RandomNumbersAndUnsignedOps) {
+  const std::string s = emitted(kRoot / "tests/emit/rand.schedule_graph.json");
+  const fs::path golden = kRoot / "tests/emit/rand.generated.cu";
+  if (std::getenv("SCHED2CU_UPDATE_GOLDEN") != nullptr) sched2cu::write_file_atomic(golden, s);
+  EXPECT_EQ(s, sched2cu::read_file(golden)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
+  EXPECT_NE(s.find("__umulhi(static_cast<unsigned>(x0), static_cast<unsigned>(x1))"),
+            std::string::npos);
+  EXPECT_NE(s.find("static_cast<long long>(static_cast<unsigned long long>("), std::string::npos);
+}

@@ -47,10 +47,11 @@ static inline long long sched2cu_host_min(long long a, long long b) { return a <
 // Why so little: with the first split_sum (one remote reduction per accumulator word per peer
 // CTA) on an H100 (2026-12-06, sched2cu bench), 4-way splits ran 5.8x slower at 1024^3 (case1,
 // case5: 4 iterations a CTA) and 0.84x the hand-written kernel at case5's 1024x1024x16384 (64 a
-// CTA); 2-way ran case7's (4096, 1024, 1024) (32 a CTA) at 0.78x and its (16384, 1024, 1024)
-// (128 a CTA) at 1.37x the hand-written kernel. split_sum now loads the peers' partials
-// (cluster.cuh); the rule stays until that is measured.
-static const long long kSplitMinShare = 64;
+// CTA). With split_sum's remote loads (H100, 2026-12-07), 2-way splits ran case7's (4096, 1024,
+// 1024) (32 iterations a CTA) at 315 TFLOPS against 251 unsplit, its (16384, 1024, 1024) (128)
+// at 477 against 378 with the first sum, and case5's 1024x1024x16384 (128) at 371 against the
+// hand-written 223. Shares under 32 iterations are not measured with the new sum.
+static const long long kSplitMinShare = 32;
 static inline unsigned sched2cu_host_split(long long programs, long long num_sms,
                                            unsigned max_split, long long trip,
                                            long long min_share) {

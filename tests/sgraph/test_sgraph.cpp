@@ -121,7 +121,7 @@ TEST(GridExpr, HostProductsSaturateInsteadOfWrapping) {
 }
 
 // The launcher's cluster for a split loop: two CTAs per program where the programs leave half the
-// SMs idle and each CTA keeps at least 64 iterations (the sum's cost, measured on an H100).
+// SMs idle and each CTA keeps at least 32 iterations (the sum's cost, measured on an H100).
 TEST(GridExpr, SplitNeedsIdleSmsAndALongShareOfTheLoop) {
   // case1 / case5 on 132 SMs at 1024^3: 32 programs, 16 iterations: not split (4-way ran 5.8x
   // slower than the hand-written kernel).
@@ -129,8 +129,8 @@ TEST(GridExpr, SplitNeedsIdleSmsAndALongShareOfTheLoop) {
   // case5 at 1024x1024x16384 (256 iterations) and case7 at (16384, 1024, 1024): two ways.
   EXPECT_EQ(sched2cu_host_split(32, 132, 4, 256, 4), 2u);
   EXPECT_EQ(sched2cu_host_split(64, 132, 4, 256, 5), 2u);
-  EXPECT_EQ(sched2cu_host_split(64, 132, 4, 127, 5), 1u);   // 63 iterations a CTA: too few
-  EXPECT_EQ(sched2cu_host_split(64, 132, 4, 64, 5), 1u);    // case7 at (4096, 1024, 1024)
+  EXPECT_EQ(sched2cu_host_split(64, 132, 4, 63, 5), 1u);  // 31 iterations a CTA: too few
+  EXPECT_EQ(sched2cu_host_split(64, 132, 4, 64, 5), 2u);  // case7 at (4096, 1024, 1024): 32 each
   EXPECT_EQ(sched2cu_host_split(2, 132, 4, 2, 4), 1u);      // 256x256x128: two iterations in all
   EXPECT_EQ(sched2cu_host_split(67, 132, 4, 1000, 4), 1u);  // 2 x 67 CTAs do not fit
   EXPECT_EQ(sched2cu_host_split(32, 132, 4, -1, 4), 1u);    // trip count not known on the host

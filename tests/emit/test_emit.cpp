@@ -238,24 +238,24 @@ TEST(EmitErrors, EveryOpWithoutALoweringIsListed) {
   std::vector<int> renamed;
   for (auto& o : f.ops)
     if (o.name == "arith.muli" && renamed.size() < 2) {
-      o.name = renamed.empty() ? "arith.shrui" : "arith.remui";
+      o.name = renamed.empty() ? "tt.precise_divf" : "tt.precise_sqrt";
       renamed.push_back(o.id);
     }
   ASSERT_EQ(renamed.size(), 2U);
   const auto missing = sched2cu::emit::unsupported_ops(g.ir, g.kernel.name);
   ASSERT_EQ(missing.size(), 2U);
-  EXPECT_NE(missing[1].what.find("'arith.remui' (from kernel.py:"), std::string::npos);
+  EXPECT_NE(missing[1].what.find("'tt.precise_sqrt' (from kernel.py:"), std::string::npos);
   try {
     emit(g, "g.json");
     FAIL() << "expected an error";
   } catch (const Error& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("op " + std::to_string(renamed[0]) + " 'arith.shrui'"), std::string::npos)
+    EXPECT_NE(m.find("op " + std::to_string(renamed[0]) + " 'tt.precise_divf'"), std::string::npos)
         << m;
     EXPECT_NE(m.find("1 more op(s) without a lowering:\ntests/emit/case1_input.ttgir:"),
               std::string::npos)
         << m;
-    EXPECT_NE(m.find("op " + std::to_string(renamed[1]) + " 'arith.remui' (from kernel.py:"),
+    EXPECT_NE(m.find("op " + std::to_string(renamed[1]) + " 'tt.precise_sqrt' (from kernel.py:"),
               std::string::npos)
         << m;
   }

@@ -414,12 +414,18 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
       msg += ": error: schedule: cannot derive the grid extent of program id axis ";
       msg += ax;
       msg += py;
+      // The names a --grid expression may use: the kernel's integer parameters.
+      std::string ints;
+      for (ValueId a : f.args)
+        if (f.value(a).type.kind == ttgir::Type::Kind::Integer && f.value(a).type.bits > 1)
+          ints += (ints.empty() ? "" : ", ") + f.value(a).name;
       throw Error(msg +
                   ": it does not index a tensor descriptor dimension as `pid * BLOCK` (or "
                   "`outer_pid * P + pid * BLOCK`, or tile indices it decomposes into one to one), "
                   "no persistent loop uses it, and not every store is masked by `pid * BLOCK + "
                   "tl.arange(0, BLOCK) < bound`; pass the grid explicitly, e.g. --grid "
-                  "'cdiv(M, 128),Z * H,1'");
+                  "'cdiv(M, 128),Z * H,1' (this kernel's integer parameters: " +
+                  (ints.empty() ? std::string("none") : ints) + ")");
     }
     notes.push_back("grid " + ax + ": " + sgraph::to_text(*found) +
                     " (from the descriptor coordinates it indexes)");

@@ -576,21 +576,4 @@ SCHED2CU_DEVICE void bstore_smem(uint8_t* base, const X& x) {
     }
 }
 
-// ---- layout conversion through shared memory -------------------------------------------------
-
-// d = s in another layout (or vector kind) of the same logical tensor: every thread writes its
-// elements at their linear index into `scratch` (replicas write equal values), the warpgroup
-// syncs on `bar` (the role's threads), every thread reads its new elements, and syncs again before
-// scratch is reused.
-template <class D, class Src, class T>
-SCHED2CU_DEVICE void bconvert(D& d, const Src& s, T* scratch, int bar) {
-  static_assert(D::Layout::kThreads == Src::Layout::kThreads, "one role holds both layouts");
-#pragma unroll
-  for (int e = 0; e < Src::kCount; ++e) scratch[Src::lin(e)] = s.v[e];
-  named_bar_sync(bar, Src::Layout::kThreads);
-#pragma unroll
-  for (int e = 0; e < D::kCount; ++e) d.v[e] = scratch[D::lin(e)];
-  named_bar_sync(bar, Src::Layout::kThreads);
-}
-
 }  // namespace sched2cu::rt

@@ -79,6 +79,21 @@ Text relayout(Lower& L, int value, const Val& target, std::vector<Stmt>& out, st
 
 }  // namespace
 
+void b_trans(Lower& L, const ttgir::Op& o, Lowered&) {
+  Ctx& c = L.c;
+  const Val& a = L.val(o.operands.at(0), o.id);
+  const ttgir::Attribute* order = o.attr("order");
+  const bool swap = order != nullptr && order->elems.size() == 2 && order->elems[0].as_int() == 1 &&
+                    order->elems[1].as_int() == 0;
+  if (a.lay != Lay::BTile || c.type(o.operands[0]).shape.size() != 2 || !swap)
+    c.fail(o.id, "tt.trans of this blocked value is not implemented (a 2-D tile, order [1, 0])");
+  Val v = a;
+  v.blk_trans = true;
+  v.contig = 1;
+  v.uniform_cols = false;
+  L.set(o.results.at(0), v);
+}
+
 void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   const int res = o.results.at(0);
@@ -88,6 +103,20 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
     return;
   }
   Val d = blocked_val(c, res, o.id);
+  if (a.blk_trans) {
+    // The transpose itself: the source tile through the scratch, read back transposed.
+    if (d.lay != Lay::BTile) c.fail(o.id, "a transposed tile converts only to a blocked tile");
+    long long numel = 1;
+    for (int64_t n : c.type(res).shape) numel *= n;
+    d.cty = a.cty;
+    out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
+    out.body.push_back(code("btranspose(" + R(res) + ", " + R(a.storage) + ", " +
+                                scratch(c, numel * cty_bytes(a.cty), a.cty) + ", " +
+                                blocked_bar(c) + ");",
+                            c.note(o.id) + ": the transpose, through shared memory"));
+    L.set(res, d);
+    return;
+  }
   if (a.lay == Lay::BRowB || a.lay == Lay::BColB)
     c.fail(o.id, "layout conversion of a broadcast view is not implemented");
   if (!is_blocked_lay(a.lay)) c.fail(o.id, "conversion between these layouts is not implemented");

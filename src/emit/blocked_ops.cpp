@@ -408,6 +408,9 @@ void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
 // The adapter through which a blocked result of layout `res` reads operand `value`.
 Text adapter(const Lower& L, int value, const Val& res, int op) {
   const Val& v = L.val(value, op);
+  if (v.blk_trans)
+    L.c.fail(op, "operand %" + L.c.f.value(value).name +
+                     " is a transposed tile (tt.trans), which only a ttg.convert_layout reads");
   if (v.lay == Lay::Splat) return "bsplat(" + splat_text(v) + ")";
   const BLayout &a = v.blay, &r = res.blay;
   bool ok = false;
@@ -465,6 +468,7 @@ void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (n == "tt.expand_dims") return b_expand_dims(L, o, out);
   if (n == "tt.broadcast") return b_broadcast(L, o, out);
   if (n == "ttg.convert_layout") return b_convert(L, o, out);
+  if (n == "tt.trans") return b_trans(L, o, out);
   if (n == "tt.reduce") return b_reduce(L, o, out);
   if (n == "tt.load") return b_load(L, o, out);
   if (n == "tt.store") return b_store(L, o, out);

@@ -93,6 +93,9 @@ struct Val {
   int contig = 1;             // integer/pointer tensors: proven consecutive run along the last dim
   bool uniform_cols = false;  // equal along the last dimension (splat, row broadcast)
   int smem_buffer = -1;       // a TMA-loaded tile still in its ring slot (read where first used)
+  // A transposed tile (tt.trans of a blocked tile) kept as a view of its operand's storage; only
+  // a layout conversion reads it (btranspose through the scratch, blocked_convert.cpp).
+  bool blk_trans = false;
   // A row or column vector read where it is used (lazy_loads.cpp): its variable holds the
   // address of element 0 (a `const cty*`), every use reads the elements it needs from memory.
   bool lazy = false;
@@ -367,8 +370,9 @@ bool is_blocked_lay(Lay l);
 // `cty*` expression (blocked_ops.cpp).
 int cty_bytes(const std::string& t);
 Text scratch(Ctx& c, long long bytes, const std::string& cty);
-// ttg.convert_layout of a blocked value (blocked_convert.cpp).
+// ttg.convert_layout of a blocked value, and tt.trans of a blocked tile (blocked_convert.cpp).
 void b_convert(Lower& L, const ttgir::Op& o, Lowered& out);
+void b_trans(Lower& L, const ttgir::Op& o, Lowered& out);
 // Whether `o` works on blocked values (its results or operands), and its lowering there.
 bool blocked_op(const Lower& L, const ttgir::Op& o);
 void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out);

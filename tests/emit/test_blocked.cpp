@@ -279,3 +279,12 @@ TEST(BlockedEmit, RandomNumbersAndUnsignedOps) {
             std::string::npos);
   EXPECT_NE(s.find("static_cast<long long>(static_cast<unsigned long long>("), std::string::npos);
 }
+
+// tests/harness/gpu_cases/transpose: tl.trans of a blocked tile is a view of its operand, and the
+// layout conversion that reads it is the transpose through the role's scratch (`btranspose`; it
+// was "no lowering of this op for blocked tensors"). Any other reader of the view is refused.
+TEST(BlockedEmit, TransposeOfABlockedTileGoesThroughTheScratch) {
+  const std::string s = emitted(kRoot / "tests/harness/gpu_cases/transpose/schedule_graph.json");
+  EXPECT_NE(s.find("btranspose(v15_"), std::string::npos);
+  EXPECT_NE(s.find("blocked-layout scratch, 8192 B per warpgroup"), std::string::npos);
+}

@@ -190,7 +190,15 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
                                    (reg_load ? " consumed in registers (class of tt.load)" : "") +
                                    " (" + (tensor ? "tensor" : "scalar") + ") in target model " +
                                    t.name + " (" + t.source + ")");
-      Costs k = t.costs(*c, op_shape(f, op, consumer_wgs));
+      Costs k;
+      try {
+        k = t.costs(*c, op_shape(f, op, consumer_wgs));
+      } catch (const Error& e) {
+        // The table's refusal (an MMA of a dtype it has no tensor-core rate for: an f32 tl.dot)
+        // located at the op, with its Python line.
+        std::string py = op.loc.src.known() ? " (from " + op.loc.src.str() + ")" : "";
+        throw Error(op.loc.ir, "'" + op.name + "'" + py + ": " + e.what());
+      }
       n.op_class = c->name;
       n.pipe = c->pipe;
       n.stream = c->stream;

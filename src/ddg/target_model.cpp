@@ -185,8 +185,12 @@ const OpClass* TargetModel::classify(const std::string& op, bool has_tensor) con
 
 double TargetModel::tc_rate(const std::string& dtype) const {
   auto it = tc_flop_per_clk.find(dtype);
-  if (it == tc_flop_per_clk.end())
-    throw Error("target model " + name + ": no tensor-core rate for dtype '" + dtype + "'");
+  if (it == tc_flop_per_clk.end()) {
+    std::string have;
+    for (const auto& [d, rate] : tc_flop_per_clk) have += (have.empty() ? "" : ", ") + d;
+    throw Error("target model " + name + ": no tensor-core rate for dtype '" + dtype +
+                "' (it has rates for " + have + ")");
+  }
   return it->second;
 }
 

@@ -1,7 +1,8 @@
-// Loop-free kernels (Triton's elementwise form) through the scheduler: the grid from the store
-// masks (docs/scheduler.md, "Launch grid", rule 6) and one consumer role without a producer. The
-// input is the committed dump of tests/harness/gpu_cases/elementwise, mutated where a rule must
-// not apply.
+// Plain Triton kernels a user brings, through the scheduler: loop-free ones (Triton's elementwise
+// form) get the grid from their store masks (docs/scheduler.md, "Launch grid", rule 6) and one
+// consumer role without a producer (input: the committed dump of
+// tests/harness/gpu_cases/elementwise, mutated where a rule must not apply); a kernel the target
+// table cannot cost is refused at its op.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -33,7 +34,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
-std::string grid_error(const std::string& text) {
+std::string schedule_error(const std::string& text) {
   try {
     schedule_text(text);
   } catch (const Error& e) {
@@ -59,7 +60,7 @@ TEST(LoopFree, GridFromTheStoreMasksAndNoProducer) {
 TEST(LoopFree, AnUnmaskedStoreLeavesTheGridUnderived) {
   const std::string text =
       replaced(read_file(kInput.string()), "tt.store %4, %d_19, %mask_4 :", "tt.store %4, %d_19 :");
-  const std::string e = grid_error(text);
+  const std::string e = schedule_error(text);
   EXPECT_NE(e.find("cannot derive the grid extent of program id axis x"), std::string::npos) << e;
   EXPECT_NE(e.find("--grid"), std::string::npos) << e;
   EXPECT_NE(e.find("(this kernel's integer parameters: n)"), std::string::npos) << e;
@@ -69,11 +70,25 @@ TEST(LoopFree, AnUnmaskedStoreLeavesTheGridUnderived) {
 // comparison other than `<` is not matched.
 TEST(LoopFree, OnlyAConstantBlockAndALessThanBound) {
   const std::string text = read_file(kInput.string());
-  EXPECT_NE(grid_error(replaced(text, "arith.muli %pid, %c1024_i32", "arith.muli %pid, %n"))
+  EXPECT_NE(schedule_error(replaced(text, "arith.muli %pid, %c1024_i32", "arith.muli %pid, %n"))
                 .find("cannot derive the grid extent"),
             std::string::npos);
-  EXPECT_NE(
-      grid_error(replaced(text, "arith.cmpi slt, %offs_3, %mask", "arith.cmpi sge, %offs_3, %mask"))
-          .find("cannot derive the grid extent"),
-      std::string::npos);
+  EXPECT_NE(schedule_error(
+                replaced(text, "arith.cmpi slt, %offs_3, %mask", "arith.cmpi sge, %offs_3, %mask"))
+                .find("cannot derive the grid extent"),
+            std::string::npos);
+}
+
+// A tl.dot of f32 tiles (tests/sched/f32_dot_input.ttgir, Triton 3.6: a tf32 wgmma) has no
+// tensor-core rate in the table: the error names the op's TTGIR and Python lines and the dtypes
+// the table has (it said only "target model sm_90a: no tensor-core rate for dtype 'f32'").
+TEST(LoopFree, AnMmaTheTableCannotCostIsALocatedError) {
+  const fs::path in = fs::path(SCHED2CU_SOURCE_DIR) / "tests/sched/f32_dot_input.ttgir";
+  const std::string e = schedule_error(read_file(in.string()));
+  EXPECT_NE(e.find("e.ttgir:41:7: error: 'ttng.warp_group_dot' (from kernel.py:15:29)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("no tensor-core rate for dtype 'f32' (it has rates for bf16, f16"),
+            std::string::npos)
+      << e;
 }

@@ -100,8 +100,12 @@ void b_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
     std::string conv;
     for (size_t i = 0; i < o.operands.size(); ++i) {
       const std::string k = S(static_cast<long long>(i));
-      fn += (i ? ", " : "") + v.cty + " a" + k;
-      conv += "const float x" + k + " = static_cast<float>(a" + k + "); ";
+      fn.append(i ? ", " : "").append(v.cty).append(" a").append(k);
+      conv.append("const float x")
+          .append(k)
+          .append(" = static_cast<float>(a")
+          .append(k)
+          .append("); ");
     }
     fn += ") { " + conv + "return " +
           std::string(v.elem == "f16" ? "__float2half_rn" : "__float2bfloat16_rn") + "(" + body +

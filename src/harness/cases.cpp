@@ -93,6 +93,28 @@ std::vector<std::string> select_cases(const fs::path& examples, const std::strin
   return out;
 }
 
+namespace {
+
+// A small text file's words on one line, single spaces, trimmed.
+std::string one_line(const fs::path& file) {
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string line;
+  bool space = false;
+  for (char ch : text) {
+    if (std::isspace(static_cast<unsigned char>(ch))) {
+      space = !line.empty();
+      continue;
+    }
+    if (space) line += ' ';
+    space = false;
+    line += ch;
+  }
+  return line;
+}
+
+}  // namespace
+
 CaseFiles inspect_case(const fs::path& examples, const std::string& name) {
   CaseFiles c;
   c.name = name;
@@ -109,22 +131,8 @@ CaseFiles inspect_case(const fs::path& examples, const std::string& name) {
   c.graph = has("schedule_graph.json");
   c.readme = has("README.md");
   c.schedule_only = has(kScheduleOnlyFile);
-  if (c.schedule_only) {
-    std::ifstream in(c.dir / kScheduleOnlyFile);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::string line;
-    bool space = false;
-    for (char ch : text) {  // squeezed onto one line
-      if (std::isspace(static_cast<unsigned char>(ch))) {
-        space = !line.empty();
-        continue;
-      }
-      if (space) line += ' ';
-      space = false;
-      line += ch;
-    }
-    c.schedule_only_reason = line;
-  }
+  if (c.schedule_only) c.schedule_only_reason = one_line(c.dir / kScheduleOnlyFile);
+  if (has(kGridFile)) c.grid = one_line(c.dir / kGridFile);
   return c;
 }
 

@@ -165,8 +165,10 @@ std::vector<RegenCase> regen_cases(const RegenOptions& opt) {
       continue;
     }
     fs::path graph = c.dir / "schedule_graph.json";
-    if (stage("schedule_graph.json",
-              {self, "schedule", ttgir, "-o", (tmp.path / "schedule_graph.json").string()})) {
+    std::vector<std::string> schedule = {self, "schedule", ttgir, "-o",
+                                         (tmp.path / "schedule_graph.json").string()};
+    if (!c.grid.empty()) schedule.insert(schedule.end(), {"--grid", c.grid});  // the GRID file
+    if (stage("schedule_graph.json", schedule)) {
       graph = tmp.path / "schedule_graph.json";
     } else {
       rc.steps.push_back(make_step("generated.cu", "skipped", "no schedule graph"));

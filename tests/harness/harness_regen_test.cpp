@@ -155,3 +155,17 @@ TEST_F(RegenCorpus, ReproducibleCasePasses) {
   EXPECT_EQ(step(cases[0], "schedule_graph.json")->status, "unchanged");
   EXPECT_EQ(step(cases[0], "generated.cu")->status, "unchanged");
 }
+
+// A GRID file's text reaches `sched2cu schedule --grid` (a kernel whose grid the IR does not
+// bound could not be regenerated: regen ran schedule without flags).
+TEST_F(RegenCorpus, GridFileIsPassedToSchedule) {
+  make_case("c_grid", "rows\n", false);
+  put(opt.examples / "c_grid" / "GRID", "  n_rows, 1,\n 1\n");
+  opt.check = false;
+  auto cases = regen_cases(opt);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_FALSE(cases[0].failed);
+  std::ifstream in(opt.examples / "c_grid" / "schedule_graph.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("grid n_rows, 1, 1\n"), std::string::npos) << text;
+}

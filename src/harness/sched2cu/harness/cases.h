@@ -13,6 +13,10 @@ inline constexpr const char* kSpecFile = "bench_spec.cpp";
 // A case holding this file is schedule-only: regen schedules it but never emits it, and it commits
 // no generated.cu. The file's text (one line) says why.
 inline constexpr const char* kScheduleOnlyFile = "SCHEDULE_ONLY";
+// A case holding this file passes its text (one line) to `sched2cu schedule --grid` when regen
+// schedules it: the launch grid of a kernel whose grid the IR does not bound (one row per program
+// with no row count among its parameters, as Triton's LayerNorm tutorial writes it).
+inline constexpr const char* kGridFile = "GRID";
 
 // Sorted (plain byte order, so case10_* sorts before case1_*) names relative to `examples`,
 // POSIX style: spec directories and top-level case* directories with no spec at or below them.
@@ -39,6 +43,7 @@ struct CaseFiles {
   bool readme = false;
   bool schedule_only = false;        // SCHEDULE_ONLY (kScheduleOnlyFile)
   std::string schedule_only_reason;  // its text on one line, trimmed ("" when empty)
+  std::string grid;                  // GRID (kGridFile): its text on one line; "" without one
 };
 CaseFiles inspect_case(const std::filesystem::path& examples, const std::string& name);
 

@@ -386,6 +386,10 @@ template <>
 struct VecOf<2> {
   using type = uint16_t;
 };
+template <>
+struct VecOf<1> {  // single fp8 elements (the run branch is compiled even where Vec is 1)
+  using type = uint8_t;
+};
 
 // One run of Vec slots starting at slot e (column slot c0 of row slot r): d = mask ? *p : other,
 // as one vector when the whole run is unmasked and its first address is aligned to the vector

@@ -218,6 +218,8 @@ std::string elem_ctype(const Ctx& c, const ttgir::Type& e, int op) {
     if (e.name == "f32") return "float";
     if (e.name == "f16") return "__half";
     if (e.name == "bf16") return "__nv_bfloat16";
+    if (e.name == "f8E4M3FN") return "__nv_fp8_e4m3";
+    if (e.name == "f8E5M2") return "__nv_fp8_e5m2";
   }
   if (e.kind == K::Ptr && !e.elem.empty()) return elem_ctype(c, e.elem[0], op) + "*";
   c.fail(op, "element type " + e.str() + " has no register lowering in blocked layouts");

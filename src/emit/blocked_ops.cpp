@@ -378,19 +378,25 @@ void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
 void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   const Val& p = L.val(o.operands.at(0), o.id);
-  if (p.lay == Lay::Scalar) {
-    // A scalar store (`tl.store(y + row, tl.sum(x))`): every thread holds the value; one thread
-    // per warpgroup writes it. The pointer is a kernel's void* or a computed `T* const`.
+  if (p.lay == Lay::Scalar || p.lay == Lay::Splat) {
+    // A scalar store (`tl.store(y + row, tl.sum(x))`), or a uniform tensor's (every element the
+    // same pointer, value and mask: `tl.store(s + pid + tl.arange(0, 1), ...)`, one write):
+    // every thread holds the value; one thread per warpgroup writes it. The pointer is a
+    // kernel's void* or a computed `T* const`.
     const Val& x = L.val(o.operands.at(1), o.id);
-    if (x.lay != Lay::Scalar && x.lay != Lay::Splat)
-      c.fail(o.id, "a store through a scalar pointer needs a scalar value");
+    auto uniform = [](const Val& v) { return v.lay == Lay::Scalar || v.lay == Lay::Splat; };
+    if (!uniform(x)) c.fail(o.id, "a store through a scalar pointer needs a scalar value");
     if (p.cty.empty() || p.cty.back() != '*')
       c.fail(o.id, "internal: a scalar pointer without a type");
+    auto text = [&](const Val& v) { return v.lay == Lay::Scalar ? R(v.storage) : splat_text(v); };
     Text cond = "thread_idx_in_warpgroup() == 0";
-    if (o.operands.size() > 2) cond += " && " + R(o.operands[2]);
-    const Text val = x.lay == Lay::Scalar ? R(x.storage) : splat_text(x);
+    if (o.operands.size() > 2) {
+      const Val& m = L.val(o.operands[2], o.id);
+      if (!uniform(m)) c.fail(o.id, "a store through one pointer needs one mask value");
+      cond += " && " + (p.lay == Lay::Scalar ? R(o.operands[2]) : text(m));
+    }
     out.body.push_back(
-        code("if (" + cond + ") *static_cast<" + p.cty + ">(" + R(p.storage) + ") = " + val + ";",
+        code("if (" + cond + ") *static_cast<" + p.cty + ">(" + text(p) + ") = " + text(x) + ";",
              c.note(o.id) + ": one thread per warpgroup"));
     out.body.back().global_write = true;
     return;
@@ -478,7 +484,8 @@ void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (n == "tt.store") return b_store(L, o, out);
   if (n == "tt.atomic_rmw") return lower_atomic(L, o, out);
   if (float_element_fn(n) != nullptr || n == "tt.addptr" || n == "arith.extf" ||
-      n == "arith.truncf" || n.rfind("arith.", 0) == 0 || n == "tt.mulhiui" || n == "tt.bitcast")
+      n == "arith.truncf" || n.rfind("arith.", 0) == 0 || n == "tt.mulhiui" || n == "tt.bitcast" ||
+      n == "tt.fp_to_fp")
     return b_elementwise(L, o, out);
   L.c.fail(o.id, "no lowering of this op for blocked tensors");
 }

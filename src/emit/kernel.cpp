@@ -309,6 +309,15 @@ std::vector<Stmt> lower_kernel(Ctx& c) {
     for (int i = 0; i < first_loop; ++i) {
       const int op = top[static_cast<size_t>(i)];
       if (!is_scalar_op(c, op)) continue;
+      // Index math from the arguments only: a scalar derived from a role's tiles (a loop-free
+      // kernel's `tl.max` of its block, then a scale from it) is that role's.
+      bool known = true;
+      for (int v : c.op(op).operands) {
+        const ttgir::Op* d = c.f.def_op(v);
+        known &=
+            d == nullptr || std::find(prologue.begin(), prologue.end(), d->id) != prologue.end();
+      }
+      if (!known) continue;
       prologue.push_back(op);
       Lowered low = L0.lower(op);
       pro.insert(pro.end(), low.body.begin(), low.body.end());

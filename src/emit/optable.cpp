@@ -367,7 +367,7 @@ const std::map<std::string, LowerFn>& op_table() {
           "arith.trunci",      "arith.index_cast",    "arith.sitofp",    "arith.fptosi",
           "tt.get_program_id", "tt.get_num_programs", "tt.addptr",       "arith.shrui",
           "arith.divui",       "arith.remui",         "arith.uitofp",    "arith.fptoui",
-          "tt.mulhiui",        "tt.bitcast",          "arith.bitcast"})
+          "tt.mulhiui",        "tt.bitcast",          "arith.bitcast",   "tt.fp_to_fp"})
       m[n] = lower_scalar;
     for (const char* n :
          {"arith.addf",    "arith.subf",     "arith.mulf",     "arith.divf", "arith.maxnumf",

@@ -150,6 +150,15 @@ Text expr_over(const Ctx& c, const ttgir::Op& o, const std::string& ty,
   };
   auto as_ty = [&](const Text& e) { return "static_cast<" + ty + ">(" + e + ")"; };
   if (n == "arith.extui" || n == "arith.uitofp") return as_ty(u(0));
+  if (n == "tt.fp_to_fp") {
+    // Float conversions through CUDA's types: to fp8 by the __nv_fp8 constructors, which round
+    // to nearest even and saturate to the largest finite value (cvt.rn.satfinite, as Triton
+    // lowers rtne on sm_90); any other rounding mode is refused.
+    const std::string r = keyword(o.attr("rounding"));
+    if (!r.empty() && r != "rtne")
+      c.fail(op, "tt.fp_to_fp with rounding " + r + " is not implemented");
+    return as_ty(arg(0));
+  }
   if (n == "tt.bitcast" || n == "arith.bitcast") {
     // The same 32 bits read as another type (Triton's random numbers: Philox's u32 as i32).
     const ttgir::Type& from = c.type(o.operands.at(0)).element_type();

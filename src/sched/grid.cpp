@@ -242,6 +242,10 @@ class MaskedRange {
       collect(d->operands.at(1), out, depth + 1);
       return;
     }
+    if (d->name == "tt.splat") {  // a scalar comparison as a one-element mask
+      collect(d->operands.at(0), out, depth + 1);
+      return;
+    }
     if (d->name != "arith.cmpi" || d->operands.size() != 2) return;
     const auto* pa = d->attr("predicate");
     const std::string pred = pa == nullptr ? "" : pa->text;
@@ -251,14 +255,19 @@ class MaskedRange {
     else if (pred != "slt" && pred != "ult")
       return;
     const Op* sp = def(through_views(lim));
-    if (sp == nullptr || sp->name != "tt.splat") return;
-    auto e = dv_.expr(sp->operands.at(0));
+    std::optional<GridExpr> e;
+    if (sp != nullptr && sp->name == "tt.splat")
+      e = dv_.expr(sp->operands.at(0));
+    else if (f_.value(lim).type.shape.empty())
+      e = dv_.expr(lim);  // a scalar bound of a scalar comparison
     auto b = block_of(idx);
     if (e && b) out.emplace_back(*e, *b);
   }
 
-  // B when `idx` is splat(pid * B) plus tl.arange ranges that start at 0 or above, on this axis.
+  // B when `idx` is splat(pid * B) plus tl.arange ranges that start at 0 or above, on this axis
+  // (or the scalar pid * B itself).
   std::optional<long long> block_of(ValueId idx) const {
+    if (f_.value(idx).type.shape.empty()) return block_start(idx);
     std::vector<ValueId> terms{through_views(idx)};
     std::optional<long long> block;
     for (size_t i = 0; i < terms.size() && i < 32; ++i) {

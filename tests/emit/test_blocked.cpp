@@ -288,3 +288,22 @@ TEST(BlockedEmit, TransposeOfABlockedTileGoesThroughTheScratch) {
   EXPECT_NE(s.find("btranspose(v15_"), std::string::npos);
   EXPECT_NE(s.find("blocked-layout scratch, 8192 B per warpgroup"), std::string::npos);
 }
+
+// An fp8 quantization kernel (tests/emit/fp8_quant_input.ttgir, loop-free): tt.fp_to_fp to e4m3
+// (`__nv_fp8_e4m3`, round to nearest even with saturation; it had no lowering), scalars derived
+// from the block's reduction computed in the consumer rather than at function scope (they named
+// the reduction's value before the role computed it and nvcc rejected the file), and a
+// one-element store whose pointer, value and mask are uniform written by one thread (it was "the
+// pointers of a store must be a tensor of pointers"). The golden compiles for sm_90a.
+TEST(BlockedEmit, Fp8QuantizationBlock) {
+  const std::string s = emitted(kRoot / "tests/emit/fp8_quant.schedule_graph.json");
+  const fs::path golden = kRoot / "tests/emit/fp8_quant.generated.cu";
+  if (std::getenv("SCHED2CU_UPDATE_GOLDEN") != nullptr) sched2cu::write_file_atomic(golden, s);
+  EXPECT_EQ(s, sched2cu::read_file(golden)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
+  EXPECT_NE(s.find("static_cast<__nv_fp8_e4m3>(x0)"), std::string::npos);
+  const size_t role = s.find("if (wg == 0)");
+  const size_t amax = s.find("fmaxf(amax_");
+  ASSERT_NE(role, std::string::npos);
+  EXPECT_GT(amax, role);  // the scale's math is inside the role, after the reduction
+  EXPECT_NE(s.find("one thread per warpgroup"), std::string::npos);
+}

@@ -92,3 +92,12 @@ TEST(LoopFree, AnMmaTheTableCannotCostIsALocatedError) {
             std::string::npos)
       << e;
 }
+
+// A per-block scalar store masked by a scalar comparison splat to one element
+// (`mask=pid * BLOCK + tl.arange(0, 1) < n`, which Triton folds to `pid * 1024 < n`): the same
+// bound and block as the tile's store, so the grid is derived (it was refused).
+TEST(LoopFree, ScalarComparisonMasksCountToo) {
+  const fs::path in = fs::path(SCHED2CU_SOURCE_DIR) / "tests/emit/fp8_quant_input.ttgir";
+  const auto ks = schedule_text(read_file(in.string()));
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(n, 1024)");
+}

@@ -77,6 +77,23 @@ Text relayout(Lower& L, int value, const Val& target, std::vector<Stmt>& out, st
   return Text(kind) + name + ")";
 }
 
+// Declares `res` in layout `d` and fills it from `a` through the role's scratch with the runtime
+// pass `fn` (bconvert or btranspose), which syncs the role's threads around it.
+void through_scratch(Lower& L, const ttgir::Op& o, Val d, const Val& a, const char* fn,
+                     const std::string& what, Lowered& out) {
+  Ctx& c = L.c;
+  const int res = o.results.at(0);
+  long long numel = 1;
+  for (int64_t n : c.type(res).shape) numel *= n;
+  d.cty = a.cty;
+  out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
+  out.body.push_back(code(std::string(fn) + "(" + R(res) + ", " + R(a.storage) + ", " +
+                              scratch(c, numel * cty_bytes(a.cty), a.cty) + ", " + blocked_bar(c) +
+                              ");",
+                          c.note(o.id) + ": " + what));
+  L.set(res, d);
+}
+
 }  // namespace
 
 void b_trans(Lower& L, const ttgir::Op& o, Lowered&) {
@@ -106,16 +123,7 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (a.blk_trans) {
     // The transpose itself: the source tile through the scratch, read back transposed.
     if (d.lay != Lay::BTile) c.fail(o.id, "a transposed tile converts only to a blocked tile");
-    long long numel = 1;
-    for (int64_t n : c.type(res).shape) numel *= n;
-    d.cty = a.cty;
-    out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
-    out.body.push_back(code("btranspose(" + R(res) + ", " + R(a.storage) + ", " +
-                                scratch(c, numel * cty_bytes(a.cty), a.cty) + ", " +
-                                blocked_bar(c) + ");",
-                            c.note(o.id) + ": the transpose, through shared memory"));
-    L.set(res, d);
-    return;
+    return through_scratch(L, o, d, a, "btranspose", "the transpose, through shared memory", out);
   }
   if (a.lay == Lay::BRowB || a.lay == Lay::BColB)
     c.fail(o.id, "layout conversion of a broadcast view is not implemented");
@@ -146,15 +154,7 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
     c.fail(o.id,
            "layout conversion of an accumulator-layout row vector through shared memory is "
            "not implemented");
-  long long numel = 1;
-  for (int64_t n : c.type(res).shape) numel *= n;
-  d.cty = a.cty;
-  out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
-  out.body.push_back(code("bconvert(" + R(res) + ", " + R(a.storage) + ", " +
-                              scratch(c, numel * cty_bytes(a.cty), a.cty) + ", " + blocked_bar(c) +
-                              ");",
-                          c.note(o.id) + ": through shared memory"));
-  L.set(res, d);
+  through_scratch(L, o, d, a, "bconvert", "through shared memory", out);
 }
 
 }  // namespace sched2cu::emit

@@ -393,7 +393,7 @@ void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     if (o.operands.size() > 2) {
       const Val& m = L.val(o.operands[2], o.id);
       if (!uniform(m)) c.fail(o.id, "a store through one pointer needs one mask value");
-      cond += " && " + (p.lay == Lay::Scalar ? R(o.operands[2]) : text(m));
+      cond += " && " + text(m);
     }
     out.body.push_back(
         code("if (" + cond + ") *static_cast<" + p.cty + ">(" + text(p) + ") = " + text(x) + ";",

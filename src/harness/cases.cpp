@@ -2,13 +2,12 @@
 #include "sched2cu/harness/cases.h"
 
 #include <algorithm>
-#include <cctype>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <sstream>
 
 #include "sched2cu/common/diag.h"
+#include "sched2cu/common/file_util.h"
+#include "sched2cu/harness/results.h"
 
 namespace sched2cu::harness {
 
@@ -93,28 +92,6 @@ std::vector<std::string> select_cases(const fs::path& examples, const std::strin
   return out;
 }
 
-namespace {
-
-// A small text file's words on one line, single spaces, trimmed.
-std::string one_line(const fs::path& file) {
-  std::ifstream in(file);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string line;
-  bool space = false;
-  for (char ch : text) {
-    if (std::isspace(static_cast<unsigned char>(ch))) {
-      space = !line.empty();
-      continue;
-    }
-    if (space) line += ' ';
-    space = false;
-    line += ch;
-  }
-  return line;
-}
-
-}  // namespace
-
 CaseFiles inspect_case(const fs::path& examples, const std::string& name) {
   CaseFiles c;
   c.name = name;
@@ -131,8 +108,10 @@ CaseFiles inspect_case(const fs::path& examples, const std::string& name) {
   c.graph = has("schedule_graph.json");
   c.readme = has("README.md");
   c.schedule_only = has(kScheduleOnlyFile);
-  if (c.schedule_only) c.schedule_only_reason = one_line(c.dir / kScheduleOnlyFile);
-  if (has(kGridFile)) c.grid = one_line(c.dir / kGridFile);
+  // A small text file's words on one line, single spaces, trimmed.
+  auto text = [&](const char* f) { return one_line(read_file_if_exists(c.dir / f).value_or("")); };
+  if (c.schedule_only) c.schedule_only_reason = text(kScheduleOnlyFile);
+  if (has(kGridFile)) c.grid = text(kGridFile);
   return c;
 }
 

@@ -139,8 +139,8 @@ Text expr_over(const Ctx& c, const ttgir::Op& o, const std::string& ty,
     // launched grid may be linearized).
     return (n == "tt.get_program_id" ? "program_id_" : "num_programs_") + d;
   }
-  if (n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci" || n == "arith.index_cast" ||
-      n == "arith.sitofp" || n == "arith.fptosi" || n == "arith.extf" || n == "arith.truncf")
+  if (n == "arith.extsi" || n == "arith.trunci" || n == "arith.index_cast" || n == "arith.sitofp" ||
+      n == "arith.fptosi" || n == "arith.extf" || n == "arith.truncf")
     return "static_cast<" + ty + ">(" + arg(0) + ")";
   // Unsigned ops read their operands as the unsigned type of their width (the C++ types of
   // integers are signed): an i32 of 0xffffffff is 4294967295 to them, not -1.

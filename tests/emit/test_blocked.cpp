@@ -15,8 +15,11 @@
 #include "lower.h"
 #include "sched2cu/common/diag.h"
 #include "sched2cu/common/file_util.h"
+#include "sched2cu/ddg/target_model.h"
 #include "sched2cu/emit/emit.h"
+#include "sched2cu/sched/kernel.h"
 #include "sched2cu/sgraph/json_io.h"
+#include "sched2cu/ttgir/parser.h"
 
 namespace {
 
@@ -306,4 +309,19 @@ TEST(BlockedEmit, Fp8QuantizationBlock) {
   ASSERT_NE(role, std::string::npos);
   EXPECT_GT(amax, role);  // the scale's math is inside the role, after the reduction
   EXPECT_NE(s.find("one thread per warpgroup"), std::string::npos);
+}
+
+// arith.extui zero-extends: the rand kernel with its seed's i32 -> i64 extension made unsigned
+// reads the i32 as unsigned first (its unsigned branch stood after the signed casts, which
+// caught extui first, so it sign-extended).
+TEST(BlockedEmit, ExtuiZeroExtends) {
+  std::string text = sched2cu::read_file((kRoot / "tests/emit/rand_input.ttgir").string());
+  const std::string from = "%seed_27 = arith.extsi %seed : i32 to i64";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "%seed_27 = arith.extui %seed : i32 to i64");
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  const auto ks = sched2cu::sched::schedule_kernel(
+      sched2cu::ttgir::parse_module(text, "rand_extui.ttgir"), "rand_extui", t, {});
+  const std::string s = emit_cuda(ks.graph, {});
+  EXPECT_NE(s.find("static_cast<long long>(static_cast<unsigned>(seed))"), std::string::npos);
 }

@@ -108,8 +108,8 @@ void plan_split(const Function& f, sgraph::ScheduleGraph& g, std::vector<std::st
     notes.push_back("loop " + std::to_string(li) + ": may be split over a cluster of up to " +
                     std::to_string(kMaxSplit) +
                     " CTAs (f32 sums from zero, no memory writes): the launcher splits it 2 ways "
-                    "where the grid leaves half the SMs idle and each CTA keeps at least 64 "
-                    "iterations (sched2cu_host_split)");
+                    "where the grid leaves half the SMs idle and each CTA keeps at least 32 "
+                    "iterations (kSplitMinShare of sched2cu_host_split, runtime/sched2cu/abi.h)");
     return;
   }
 }

@@ -36,20 +36,27 @@ namespace {
 
 using namespace sched2cu::rt;
 
-#ifndef SCHED2CU_HW_STAGES
-#define SCHED2CU_HW_STAGES 6
+#ifndef SCHED2CU_HW_TILE_N
+#define SCHED2CU_HW_TILE_N 128
 #endif
 
-constexpr int kTileK = 128;  // dW rows (K_OUT) per tile: BLOCK_K
-constexpr int kTileN = 128;  // dW columns (N_IN) per tile: BLOCK_N
-constexpr int kStepM = 64;   // rows of M per ring stage (the contraction step): BLOCK_M
-constexpr int kGroupK = 8;   // GROUP_K
-constexpr int kStages = SCHED2CU_HW_STAGES;
+constexpr int kTileK = 128;                  // dW rows (K_OUT) per tile: BLOCK_K
+constexpr int kTileN = SCHED2CU_HW_TILE_N;   // dW columns (N_IN) per tile: BLOCK_N
+constexpr int kStepM = 64;                   // rows of M per ring stage (the contraction step): BLOCK_M
+constexpr int kGroupK = 8;                   // GROUP_K
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr uint32_t kBox = 64 * 64 * 2;               // one 64x64 f16 box (128 B rows), 8 KB
-constexpr uint32_t kStageBytes = 4 * kBox;           // dout boxes 0, 1 then act boxes 0, 1
-constexpr uint32_t kCBytes = kConsumers * 2 * kBox;  // dW staging: two boxes per consumer
+constexpr int kNBoxes = kTileN / 64;  // 64-column boxes of an act tile and of a dW staging row
+constexpr uint32_t kBox = 64 * 64 * 2;                     // one 64x64 f16 box (128 B rows), 8 KB
+constexpr uint32_t kStageBytes = (2 + kNBoxes) * kBox;     // dout boxes 0, 1 then the act boxes
+constexpr uint32_t kCBytes = kConsumers * kNBoxes * kBox;  // dW staging: a row of boxes per consumer
+static_assert(kTileN % 64 == 0 && kTileN <= 256, "act tiles are whole 64-column boxes, N <= 256");
+#ifndef SCHED2CU_HW_STAGES
+// The deepest ring (at most 6) that fits beside the staging: 6 at 128 columns, 3 at 256.
+#define SCHED2CU_HW_STAGES \
+  ((227 * 1024 - 1024 - 128 - kCBytes) / kStageBytes < 6 ? (227 * 1024 - 1024 - 128 - kCBytes) / kStageBytes : 6)
+#endif
+constexpr int kStages = SCHED2CU_HW_STAGES;
 constexpr uint32_t kSmemBytes = kStages * kStageBytes + kCBytes + sizeof(Ring<kStages>);
 constexpr uint32_t kSmemAlloc = kSmemBytes + 1024;
 static_assert(kSmemAlloc <= 227 * 1024, "fits the opt-in shared memory of one H100/H200 CTA");
@@ -94,7 +101,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int wg = warpgroup_idx();
   if (threadIdx.x == 0) {
-    // full: the producer's arm + 32 KB; empty: lane 0 of every consumer warp.
+    // full: the producer's arm + kStageBytes; empty: lane 0 of every consumer warp.
     ring->init(1, 4 * kConsumers);
     mbar_fence_init();
   }
@@ -121,8 +128,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           ring->arm(it, kStageBytes);
           tma_load_2d(st, &map_dout, bar, k0, m0);
           tma_load_2d(st + kBox, &map_dout, bar, k0 + 64, m0);
-          tma_load_2d(st + 2 * kBox, &map_act, bar, n0, m0);
-          tma_load_2d(st + 3 * kBox, &map_act, bar, n0 + 64, m0);
+#pragma unroll
+          for (int j = 0; j < kNBoxes; ++j)
+            tma_load_2d(st + (2 + j) * kBox, &map_act, bar, n0 + 64 * j, m0);
         }
       }
     }
@@ -130,7 +138,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     setmaxnreg_inc<232>();
     const int c = wg - 1;  // consumer index: dW rows 64c .. 64c+63 of the tile = dout box c
     AccTile<64, kTileN> acc;
-    uint8_t* cbuf = sc + c * 2 * kBox;
+    uint8_t* cbuf = sc + c * kNBoxes * kBox;
     const bool leader = thread_idx_in_warpgroup() == 0;
     const int lane = static_cast<int>(threadIdx.x % 32);
     const int warp = warp_idx_in_warpgroup();
@@ -184,13 +192,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       __syncwarp();
       if (lane == 0) ring->release(it - 1);
 
-      // dW epilogue: 2 column chunks of 64, one box each; the wait before reuse covers the
-      // previous tile's stores, which overlapped this tile's main loop.
-      constexpr int kChunks = kTileN / 64;
+      // dW epilogue: kNBoxes column chunks of 64, one box each; the wait before reuse covers
+      // the previous tile's stores, which overlapped this tile's main loop.
 #pragma unroll
-      for (int ch = 0; ch < kChunks; ++ch) {
+      for (int ch = 0; ch < kNBoxes; ++ch) {
         uint8_t* box = cbuf + ch * kBox;
-        if (leader) tma_wait_read<1>();
+        if (leader) tma_wait_read<kNBoxes - 1>();  // box ch's store of the previous tile
         warpgroup_sync(bar_id);
         acc_store_box<__half, 128, 64>(box, acc, 0, 64 * ch, 0);
         fence_proxy_async();

@@ -201,6 +201,9 @@ SCHED2CU_DEVICE void split_sum(SplitBars* bars, uint8_t* region, uint32_t rank, 
 #pragma unroll
       for (int g = g0; g < g1; ++g) {
         float4 s = mine[(g - g0) * kThreads];
+        // Not unrolled: ptxas unrolled this runtime loop and hoisted its loads across groups,
+        // which spilled 12 B from case7 at 128x256 tiles (a 128-word accumulator and db's 8).
+#pragma unroll 1
         for (uint32_t peer = 1; peer < n; ++peer) {
           const float4 t =
               ld_shared_cluster_v4(mapa_shared_cluster(mine + (g - g0) * kThreads, peer));

@@ -272,6 +272,23 @@ SCHED2CU_DEVICE void brange(BRow<int, L>& d, int start) {
 
 // ---- reductions ------------------------------------------------------------------------------
 
+// The element of a two-operand reduction (tl.argmax / tl.argmin: a value and its index): the
+// combine region reads and returns both, so they travel together through every reduction step.
+template <class A, class B>
+struct BPair {
+  A a;
+  B b;
+};
+// A warp shuffle of one reduction element: one shuffle per field of a pair.
+template <class T>
+SCHED2CU_DEVICE T bshfl_xor(T x, int o) {
+  return __shfl_xor_sync(0xffffffffu, x, o);
+}
+template <class A, class B>
+SCHED2CU_DEVICE BPair<A, B> bshfl_xor(const BPair<A, B>& x, int o) {
+  return {bshfl_xor(x.a, o), bshfl_xor(x.b, o)};
+}
+
 // Along the columns (axis 1): in-thread, then lanes xor 1 .. T1 / 2 (the l1 bits of the lane),
 // then, when W1 > 1, across warps through `scratch` (R * W1 values of this role) between two
 // syncs of named barrier `bar` (the layout's kThreads threads). The emitter never asks for a
@@ -286,7 +303,7 @@ SCHED2CU_DEVICE void breduce_cols(BRow<T, LD>& d, const BTile<T, L>& t, F f, P s
 #pragma unroll
     for (int c = 1; c < L::kCols; ++c) x = f(x, t.v[r * L::kCols + c]);
 #pragma unroll
-    for (int o = 1; o < L::kT1; o *= 2) x = f(x, __shfl_xor_sync(0xffffffffu, x, o));
+    for (int o = 1; o < L::kT1; o *= 2) x = f(x, bshfl_xor(x, o));
     d.v[r] = x;
   }
   if constexpr (L::kW1 > 1) {
@@ -330,7 +347,7 @@ SCHED2CU_DEVICE void bcol_partial_reduce(BCol<T, L>& d, F f, P scratch, int bar)
   for (int c = 0; c < L::kCols; ++c) {
     T x = d.v[c];
 #pragma unroll
-    for (int o = L::kT1; o < 32; o *= 2) x = f(x, __shfl_xor_sync(0xffffffffu, x, o));
+    for (int o = L::kT1; o < 32; o *= 2) x = f(x, bshfl_xor(x, o));
     d.v[c] = x;
   }
   if constexpr (L::kW0 > 1) {

@@ -1,0 +1,186 @@
+// tt.reduce of blocked tensors (docs/emitter.md, "Blocked layouts"): the combine region becomes
+// a lambda, applied in-thread, across lanes by shuffles and across warps through the role's
+// scratch (runtime/sched2cu/blocked.cuh). A two-operand reduction (tl.argmax / tl.argmin: a
+// value and its index) reduces a tile of pairs (BPair) built from its operands and splits the
+// reduced pairs into its two results. Reductions the runtime has no form for fail with the op's
+// location; this file never decides where a reduction runs, only how.
+#include <string>
+#include <vector>
+
+#include "lower.h"
+#include "sched2cu/common/diag.h"
+
+namespace sched2cu::emit {
+
+namespace {
+
+// The combine region as a C++ lambda over the reduction's element type `et`: the region's own
+// arguments when it has one operand, else (a pair) the fields of the two pairs it combines.
+Text combine_fn(Lower& L, const ttgir::Op& o, const std::vector<std::string>& ctys,
+                const std::string& et) {
+  Ctx& c = L.c;
+  const ttgir::Block& b = o.regions[0].blocks[0];
+  const size_t n = ctys.size();
+  if (b.args.size() != 2 * n)
+    c.fail(o.id, "a combine region of " + S(static_cast<long long>(n)) + " operand(s) takes " +
+                     S(static_cast<long long>(2 * n)) + " arguments");
+  Text fn;
+  if (n == 1) {
+    fn = "[](" + et + " " + R(b.args[0]) + ", " + et + " " + R(b.args[1]) + ") { ";
+  } else {
+    fn = "[](" + et + " x, " + et + " y) { ";
+    static const char* kField[] = {"a", "b"};
+    for (size_t k = 0; k < 2 * n; ++k)
+      fn += "const " + ctys[k % n] + " " + R(b.args[k]) + " = " + (k < n ? "x." : "y.") +
+            kField[k % n] + "; ";
+  }
+  for (int id : b.ops) {
+    const ttgir::Op& x = c.op(id);
+    if (x.name == "tt.reduce.return") {
+      if (x.operands.size() != n) c.fail(id, "the combine region returns a value per operand");
+      if (n == 1) return fn + "return " + R(x.operands[0]) + "; }";
+      return fn + "return " + et + "{" + R(x.operands[0]) + ", " + R(x.operands[1]) + "}; }";
+    }
+    if (!is_scalar_op(c, id)) c.fail(id, "a combine region must be plain scalar math");
+    fn += "const " + scalar_ctype(c, c.type(x.results.at(0)), id) + " " + R(x.results.at(0)) +
+          " = " + scalar_expr(L, x) + "; ";
+  }
+  c.fail(o.id, "the combine region has no tt.reduce.return");
+}
+
+// A reduction of two operands (tl.argmax / tl.argmin): the operands zipped into a tile of
+// pairs, reduced as one, unzipped into the two results, all in one block (its locals are
+// the statement's own, so a pipelined copy of it never meets another's names).
+void b_reduce_pair(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  if (o.results.size() != 2) c.fail(o.id, "a two-operand reduction has two results");
+  const Val& a0 = L.val(o.operands[0], o.id);
+  if (a0.lay != Lay::BTile) c.fail(o.id, "reductions of a broadcast view are not implemented");
+  Val zip = a0;  // the pairs' tile, laid out as the first operand
+  const std::string& t0 = a0.cty;
+  const std::string t1 = L.val(o.operands[1], o.id).cty;
+  zip.cty = "BPair<" + t0 + ", " + t1 + ">";
+  const Text fn = combine_fn(L, o, {t0, t1}, zip.cty);
+  const BLayout& l = a0.blay;
+  const ttgir::Attribute* ax = o.attr("axis");
+  const long long axis = ax ? ax->as_int() : -1;
+  const bool rank1 = c.type(o.operands[0]).shape.size() == 1;
+  // The scratch holds pairs: two of the wider field (at least sizeof of the pair).
+  const int pair_bytes = 2 * std::max(cty_bytes(t0), cty_bytes(t1));
+  Text body = "{ " + blocked_ctype(zip) + " zip; bmap(zip, [](" + t0 + " x, " + t1 + " y) { return " +
+              zip.cty + "{x, y}; }, " + adapter(L, o.operands[0], zip, o.id) + ", " +
+              adapter(L, o.operands[1], zip, o.id) + "); ";
+  const int r0 = o.results[0], r1 = o.results[1];
+  if (rank1 || axis == 1) {
+    if (l.C < l.ct1()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
+    const Text scr =
+        l.W1 > 1 ? scratch(c, 1LL * l.R * l.W1 * pair_bytes, zip.cty) : Text("nullptr");
+    if (rank1) {
+      body += "const " + zip.cty + " red = breduce_all(zip, " + fn + ", " + scr + ", " +
+              blocked_bar(c) + "); " + R(r0) + " = red.a; " + R(r1) + " = red.b; }";
+      for (int k = 0; k < 2; ++k) {
+        Val v;
+        v.lay = Lay::Scalar;
+        v.elem = c.type(o.results[k]).name;
+        v.cty = k == 0 ? t0 : t1;
+        v.storage = o.results[k];
+        out.decls.push_back(decl(v.cty, o.results[k], {}, false, c.note(o.id)));
+        L.set(o.results[k], v);
+      }
+      out.body.push_back(code(body, c.note(o.id)));
+      return;
+    }
+  } else if (axis != 0) {
+    c.fail(o.id, "reduction axis " + S(axis) + " is not implemented");
+  } else if (l.R < l.ct0()) {
+    c.fail(o.id, "a reduction along a replicated axis is not implemented");
+  }
+  Val red = blocked_val(c, r0, o.id);
+  red.cty = zip.cty;
+  const char* ref = red.lay == Lay::BRow ? "brow(red)" : "bcol(red)";
+  if (axis == 1) {
+    const Text scr =
+        l.W1 > 1 ? scratch(c, 1LL * l.R * l.W1 * pair_bytes, zip.cty) : Text("nullptr");
+    body += blocked_ctype(red) + " red; breduce_cols(red, zip, " + fn + ", " + scr + ", " +
+            blocked_bar(c) + "); ";
+  } else {
+    const Text scr =
+        l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * pair_bytes, zip.cty) : Text("nullptr");
+    body += blocked_ctype(red) + " red; breduce_rows(red, zip, " + fn + ", " + scr + ", " +
+            blocked_bar(c) + "); ";
+  }
+  for (int k = 0; k < 2; ++k) {
+    Val v = blocked_val(c, o.results[k], o.id);
+    out.decls.push_back(decl(blocked_ctype(v), o.results[k], {}, false, c.note(o.id)));
+    body += "bmap(" + R(o.results[k]) + ", [](const " + zip.cty + "& p) { return p." +
+            (k == 0 ? "a" : "b") + "; }, " + ref + "); ";
+    L.set(o.results[k], v);
+  }
+  out.body.push_back(code(body + "}", c.note(o.id)));
+}
+
+}  // namespace
+
+void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  if (L.has(o.operands.at(0)) && L.val(o.operands[0], o.id).blay.mma_row)
+    c.fail(o.id, "reductions of accumulator-layout row vectors are not implemented");
+  if (o.regions.size() != 1 || o.regions[0].blocks.size() != 1)
+    c.fail(o.id, "a reduction has one combine region of one block");
+  if (o.operands.size() == 2) return b_reduce_pair(L, o, out);
+  if (o.operands.size() != 1 || o.results.size() != 1)
+    c.fail(o.id, "reductions of more than two operands are not implemented");
+  const Val& a = L.val(o.operands[0], o.id);
+  if (a.lay != Lay::BTile) c.fail(o.id, "reductions of a broadcast view are not implemented");
+  const ttgir::Attribute* ax = o.attr("axis");
+  const long long axis = ax ? ax->as_int() : -1;
+  const std::string& T = a.cty;
+  const Text fn = combine_fn(L, o, {T}, T);
+  const int res = o.results[0];
+  const BLayout& l = a.blay;
+  const bool rank1 = c.type(o.operands[0]).shape.size() == 1;
+  if (rank1 || axis == 1) {
+    if (l.C < l.ct1()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
+    const Text scr = l.W1 > 1 ? scratch(c, 1LL * l.R * l.W1 * cty_bytes(T), T) : Text("nullptr");
+    if (rank1) {
+      out.body.push_back(
+          decl(T, res,
+               "breduce_all(" + R(a.storage) + ", " + fn + ", " + scr + ", " + blocked_bar(c) + ")",
+               true, c.note(o.id)));
+      Val v;
+      v.lay = Lay::Scalar;
+      v.elem = c.type(res).name;
+      v.cty = T;
+      v.storage = res;
+      L.set(res, v);
+      return;
+    }
+    Val v = blocked_val(c, res, o.id);
+    out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+    out.body.push_back(code("breduce_cols(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " +
+                                scr + ", " + blocked_bar(c) + ");",
+                            c.note(o.id)));
+    L.set(res, v);
+    return;
+  }
+  if (axis != 0) c.fail(o.id, "reduction axis " + S(axis) + " is not implemented");
+  if (l.R < l.ct0()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
+  Val v = blocked_val(c, res, o.id);
+  out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+  if (c.col_partials.count(res) != 0) {
+    // A deferred column sum (partial.cpp): this thread's rows only; lanes and warps later.
+    v.partial = true;
+    out.body.push_back(
+        code("breduce_rows_partial(" + R(res) + ", " + R(a.storage) + ", " + fn + ");",
+             c.note(o.id) + ": this thread's partial"));
+    L.set(res, v);
+    return;
+  }
+  const Text scr = l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * cty_bytes(T), T) : Text("nullptr");
+  out.body.push_back(code("breduce_rows(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " + scr +
+                              ", " + blocked_bar(c) + ");",
+                          c.note(o.id)));
+  L.set(res, v);
+}
+
+}  // namespace sched2cu::emit

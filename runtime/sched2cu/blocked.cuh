@@ -1,8 +1,8 @@
 // Register values in blocked layouts (Triton's #ttg.blocked with order [1, 0], over the NW warps
 // of one role: the four of a warpgroup, or all of a cooperative role's warpgroups) and their
 // slices: tiles, row vectors (one value per row, what a reduction along the columns leaves) and
-// column vectors. Elementwise maps through operand adapters, reductions (in-thread, warp shuffles,
-// then shared memory across warps), global loads and stores through pointer tiles with masks
+// column vectors. Elementwise maps through operand adapters (reductions and scans of them:
+// blocked_reduce.cuh), global loads and stores through pointer tiles with masks
 // (16-byte vectors where the run is contiguous, aligned and unmasked at run time, element by
 // element otherwise), TMA-box shared-memory reads and writes, and layout conversions through shared
 // memory. Only layout arithmetic and memory access live here, never kernel policy; every array
@@ -268,119 +268,6 @@ template <class L>
 SCHED2CU_DEVICE void brange(BRow<int, L>& d, int start) {
 #pragma unroll
   for (int r = 0; r < L::kRows; ++r) d.v[r] = L::row(r) + start;
-}
-
-// ---- reductions ------------------------------------------------------------------------------
-
-// The element of a two-operand reduction (tl.argmax / tl.argmin: a value and its index): the
-// combine region reads and returns both, so they travel together through every reduction step.
-template <class A, class B>
-struct BPair {
-  A a;
-  B b;
-};
-// A warp shuffle of one reduction element: one shuffle per field of a pair.
-template <class T>
-SCHED2CU_DEVICE T bshfl_xor(T x, int o) {
-  return __shfl_xor_sync(0xffffffffu, x, o);
-}
-template <class A, class B>
-SCHED2CU_DEVICE BPair<A, B> bshfl_xor(const BPair<A, B>& x, int o) {
-  return {bshfl_xor(x.a, o), bshfl_xor(x.b, o)};
-}
-
-// Along the columns (axis 1): in-thread, then lanes xor 1 .. T1 / 2 (the l1 bits of the lane),
-// then, when W1 > 1, across warps through `scratch` (R * W1 values of this role) between two
-// syncs of named barrier `bar` (the layout's kThreads threads). The emitter never asks for a
-// reduction along a replicated axis.
-template <class T, class L, class LD, class F, class P>
-SCHED2CU_DEVICE void breduce_cols(BRow<T, LD>& d, const BTile<T, L>& t, F f, P scratch, int bar) {
-  static_assert(L::C >= L::CT1, "no reduction along a replicated axis");
-  static_assert(LD::kRows == L::kRows, "the row vector has the tile's rows");
-#pragma unroll
-  for (int r = 0; r < L::kRows; ++r) {
-    T x = t.v[r * L::kCols];
-#pragma unroll
-    for (int c = 1; c < L::kCols; ++c) x = f(x, t.v[r * L::kCols + c]);
-#pragma unroll
-    for (int o = 1; o < L::kT1; o *= 2) x = f(x, bshfl_xor(x, o));
-    d.v[r] = x;
-  }
-  if constexpr (L::kW1 > 1) {
-    const int w1 = L::warp() % L::kW1;
-    if (L::lane() % L::kT1 == 0)
-#pragma unroll
-      for (int r = 0; r < L::kRows; ++r) scratch[L::row(r) * L::kW1 + w1] = d.v[r];
-    named_bar_sync(bar, L::kThreads);
-#pragma unroll
-    for (int r = 0; r < L::kRows; ++r) {
-      T x = scratch[L::row(r) * L::kW1];
-#pragma unroll
-      for (int k = 1; k < L::kW1; ++k) x = f(x, scratch[L::row(r) * L::kW1 + k]);
-      d.v[r] = x;
-    }
-    named_bar_sync(bar, L::kThreads);  // scratch is reused by the next reduction
-  }
-}
-
-// Along the rows (axis 0), this thread's rows only: a partial column sum (every thread holding a
-// column keeps its own share) that bcol_partial_reduce completes, e.g. once after a loop that
-// accumulates partials instead of once per iteration.
-template <class T, class L, class LD, class F>
-SCHED2CU_DEVICE void breduce_rows_partial(BCol<T, LD>& d, const BTile<T, L>& t, F f) {
-  static_assert(L::R >= L::CT0, "no reduction along a replicated axis");
-  static_assert(LD::kCols == L::kCols, "the column vector has the tile's columns");
-#pragma unroll
-  for (int c = 0; c < L::kCols; ++c) {
-    T x = t.v[c];
-#pragma unroll
-    for (int r = 1; r < L::kRows; ++r) x = f(x, t.v[r * L::kCols + c]);
-    d.v[c] = x;
-  }
-}
-
-// Completes column partials: lanes xor T1 .. (T0 / 2) * T1, then across the W0 warps through
-// `scratch` (C * W0 values) between two syncs of named barrier `bar`.
-template <class T, class L, class F, class P>
-SCHED2CU_DEVICE void bcol_partial_reduce(BCol<T, L>& d, F f, P scratch, int bar) {
-#pragma unroll
-  for (int c = 0; c < L::kCols; ++c) {
-    T x = d.v[c];
-#pragma unroll
-    for (int o = L::kT1; o < 32; o *= 2) x = f(x, bshfl_xor(x, o));
-    d.v[c] = x;
-  }
-  if constexpr (L::kW0 > 1) {
-    const int w0 = L::warp() / L::kW1;
-    if (L::lane() / L::kT1 == 0)
-#pragma unroll
-      for (int c = 0; c < L::kCols; ++c) scratch[L::col(c) * L::kW0 + w0] = d.v[c];
-    named_bar_sync(bar, L::kThreads);
-#pragma unroll
-    for (int c = 0; c < L::kCols; ++c) {
-      T x = scratch[L::col(c) * L::kW0];
-#pragma unroll
-      for (int k = 1; k < L::kW0; ++k) x = f(x, scratch[L::col(c) * L::kW0 + k]);
-      d.v[c] = x;
-    }
-    named_bar_sync(bar, L::kThreads);
-  }
-}
-
-// Along the rows (axis 0): in-thread, lanes xor T1 .. (T0 / 2) * T1, then across the W0 warps.
-template <class T, class L, class LD, class F, class P>
-SCHED2CU_DEVICE void breduce_rows(BCol<T, LD>& d, const BTile<T, L>& t, F f, P scratch, int bar) {
-  breduce_rows_partial(d, t, f);
-  bcol_partial_reduce(d, f, scratch, bar);
-}
-
-// A rank-1 tensor ([1, C] tile) reduced to a scalar, the same in every thread.
-template <class T, class L, class F, class P>
-SCHED2CU_DEVICE T breduce_all(const BTile<T, L>& t, F f, P scratch, int bar) {
-  static_assert(L::R == 1 && L::CT0 == 1, "a rank-1 tensor");
-  BRow<T, L> x;
-  breduce_cols(x, t, f, scratch, bar);
-  return x.v[0];
 }
 
 // ---- global memory through pointer tiles -----------------------------------------------------

@@ -6,6 +6,7 @@
 #include "sched2cu/blocked_at.cuh"
 #include "sched2cu/blocked_atomic.cuh"
 #include "sched2cu/blocked_convert.cuh"
+#include "sched2cu/blocked_reduce.cuh"
 #include "sched2cu/cluster.cuh"
 #include "sched2cu/common.cuh"
 #include "sched2cu/mbarrier.cuh"

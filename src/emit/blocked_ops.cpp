@@ -408,6 +408,7 @@ void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (n == "ttg.convert_layout") return b_convert(L, o, out);
   if (n == "tt.trans") return b_trans(L, o, out);
   if (n == "tt.reduce") return b_reduce(L, o, out);
+  if (n == "tt.scan") return b_scan(L, o, out);
   if (n == "tt.load") return b_load(L, o, out);
   if (n == "tt.store") return b_store(L, o, out);
   if (n == "tt.atomic_rmw") return lower_atomic(L, o, out);

@@ -1,9 +1,9 @@
-// tt.reduce of blocked tensors (docs/emitter.md, "Blocked layouts"): the combine region becomes
-// a lambda, applied in-thread, across lanes by shuffles and across warps through the role's
-// scratch (runtime/sched2cu/blocked.cuh). A two-operand reduction (tl.argmax / tl.argmin: a
-// value and its index) reduces a tile of pairs (BPair) built from its operands and splits the
-// reduced pairs into its two results. Reductions the runtime has no form for fail with the op's
-// location; this file never decides where a reduction runs, only how.
+// tt.reduce and tt.scan of blocked tensors (docs/emitter.md, "Blocked layouts"): the combine
+// region becomes a lambda, applied in-thread, across lanes by shuffles and across warps through
+// the role's scratch (runtime/sched2cu/blocked_reduce.cuh). A two-operand reduction (tl.argmax /
+// tl.argmin: a value and its index) reduces a tile of pairs (BPair) built from its operands and
+// splits the reduced pairs into its two results. Reductions the runtime has no form for fail with
+// the op's location; this file never decides where a reduction runs, only how.
 #include <string>
 #include <vector>
 
@@ -36,7 +36,7 @@ Text combine_fn(Lower& L, const ttgir::Op& o, const std::vector<std::string>& ct
   }
   for (int id : b.ops) {
     const ttgir::Op& x = c.op(id);
-    if (x.name == "tt.reduce.return") {
+    if (x.name == o.name + ".return") {
       if (x.operands.size() != n) c.fail(id, "the combine region returns a value per operand");
       if (n == 1) return fn + "return " + R(x.operands[0]) + "; }";
       return fn + "return " + et + "{" + R(x.operands[0]) + ", " + R(x.operands[1]) + "}; }";
@@ -45,7 +45,7 @@ Text combine_fn(Lower& L, const ttgir::Op& o, const std::vector<std::string>& ct
     fn += "const " + scalar_ctype(c, c.type(x.results.at(0)), id) + " " + R(x.results.at(0)) +
           " = " + scalar_expr(L, x) + "; ";
   }
-  c.fail(o.id, "the combine region has no tt.reduce.return");
+  c.fail(o.id, "the combine region has no " + o.name + ".return");
 }
 
 // A reduction of two operands (tl.argmax / tl.argmin): the operands zipped into a tile of
@@ -67,54 +67,47 @@ void b_reduce_pair(Lower& L, const ttgir::Op& o, Lowered& out) {
   const bool rank1 = c.type(o.operands[0]).shape.size() == 1;
   // The scratch holds pairs: two of the wider field (at least sizeof of the pair).
   const int pair_bytes = 2 * std::max(cty_bytes(t0), cty_bytes(t1));
-  Text body = "{ " + blocked_ctype(zip) + " zip; bmap(zip, [](" + t0 + " x, " + t1 + " y) { return " +
-              zip.cty + "{x, y}; }, " + adapter(L, o.operands[0], zip, o.id) + ", " +
-              adapter(L, o.operands[1], zip, o.id) + "); ";
-  const int r0 = o.results[0], r1 = o.results[1];
-  if (rank1 || axis == 1) {
-    if (l.C < l.ct1()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
-    const Text scr =
-        l.W1 > 1 ? scratch(c, 1LL * l.R * l.W1 * pair_bytes, zip.cty) : Text("nullptr");
-    if (rank1) {
-      body += "const " + zip.cty + " red = breduce_all(zip, " + fn + ", " + scr + ", " +
-              blocked_bar(c) + "); " + R(r0) + " = red.a; " + R(r1) + " = red.b; }";
-      for (int k = 0; k < 2; ++k) {
-        Val v;
-        v.lay = Lay::Scalar;
-        v.elem = c.type(o.results[k]).name;
-        v.cty = k == 0 ? t0 : t1;
-        v.storage = o.results[k];
-        out.decls.push_back(decl(v.cty, o.results[k], {}, false, c.note(o.id)));
-        L.set(o.results[k], v);
-      }
-      out.body.push_back(code(body, c.note(o.id)));
-      return;
-    }
-  } else if (axis != 0) {
-    c.fail(o.id, "reduction axis " + S(axis) + " is not implemented");
-  } else if (l.R < l.ct0()) {
+  Text body = "{ " + blocked_ctype(zip) + " zip; bmap(zip, [](" + t0 + " x, " + t1 +
+              " y) { return " + zip.cty + "{x, y}; }, " + adapter(L, o.operands[0], zip, o.id) +
+              ", " + adapter(L, o.operands[1], zip, o.id) + "); ";
+  const bool along_cols = rank1 || axis == 1;
+  if (!along_cols && axis != 0) c.fail(o.id, "reduction axis " + S(axis) + " is not implemented");
+  if (along_cols ? l.C < l.ct1() : l.R < l.ct0())
     c.fail(o.id, "a reduction along a replicated axis is not implemented");
-  }
-  Val red = blocked_val(c, r0, o.id);
-  red.cty = zip.cty;
-  const char* ref = red.lay == Lay::BRow ? "brow(red)" : "bcol(red)";
-  if (axis == 1) {
-    const Text scr =
-        l.W1 > 1 ? scratch(c, 1LL * l.R * l.W1 * pair_bytes, zip.cty) : Text("nullptr");
-    body += blocked_ctype(red) + " red; breduce_cols(red, zip, " + fn + ", " + scr + ", " +
-            blocked_bar(c) + "); ";
+  const long long scr_pairs = along_cols ? 1LL * l.R * l.W1 : 1LL * l.C * l.W0;
+  const Text scr = (along_cols ? l.W1 : l.W0) > 1 ? scratch(c, scr_pairs * pair_bytes, zip.cty)
+                                                  : Text("nullptr");
+  const Text tail = fn + ", " + scr + ", " + blocked_bar(c) + "); ";
+  Text ref = "red";
+  if (rank1) {
+    body += "const " + zip.cty + " red = breduce_all(zip, " + tail;
   } else {
-    const Text scr =
-        l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * pair_bytes, zip.cty) : Text("nullptr");
-    body += blocked_ctype(red) + " red; breduce_rows(red, zip, " + fn + ", " + scr + ", " +
-            blocked_bar(c) + "); ";
+    Val red = blocked_val(c, o.results[0], o.id);
+    red.cty = zip.cty;
+    body += blocked_ctype(red) + " red; " + (along_cols ? "breduce_cols" : "breduce_rows") +
+            "(red, zip, " + tail;
+    ref = red.lay == Lay::BRow ? "brow(red)" : "bcol(red)";
   }
+  // A result nothing reads (tl.argmin keeps only the index) is neither declared nor written.
   for (int k = 0; k < 2; ++k) {
-    Val v = blocked_val(c, o.results[k], o.id);
-    out.decls.push_back(decl(blocked_ctype(v), o.results[k], {}, false, c.note(o.id)));
-    body += "bmap(" + R(o.results[k]) + ", [](const " + zip.cty + "& p) { return p." +
-            (k == 0 ? "a" : "b") + "; }, " + ref + "); ";
-    L.set(o.results[k], v);
+    const int res = o.results[k];
+    if (c.f.users(res).empty()) continue;
+    const char* field = k == 0 ? "a" : "b";
+    Val v;
+    if (rank1) {
+      v.lay = Lay::Scalar;
+      v.elem = c.type(res).name;
+      v.cty = k == 0 ? t0 : t1;
+      v.storage = res;
+      out.decls.push_back(decl(v.cty, res, {}, false, c.note(o.id)));
+      body += R(res) + " = red." + field + "; ";
+    } else {
+      v = blocked_val(c, res, o.id);
+      out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+      body += "bmap(" + R(res) + ", [](const " + zip.cty + "& p) { return p." + field + "; }, " +
+              ref + "); ";
+    }
+    L.set(res, v);
   }
   out.body.push_back(code(body + "}", c.note(o.id)));
 }
@@ -178,6 +171,38 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
   }
   const Text scr = l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * cty_bytes(T), T) : Text("nullptr");
   out.body.push_back(code("breduce_rows(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " + scr +
+                              ", " + blocked_bar(c) + ");",
+                          c.note(o.id)));
+  L.set(res, v);
+}
+
+// tt.scan (tl.cumsum, tl.cumprod, tl.associative_scan of one tensor): an inclusive scan along
+// the columns of a tile or of a rank-1 tensor, forward.
+void b_scan(Lower& L, const ttgir::Op& o, Lowered& out) {
+  Ctx& c = L.c;
+  if (o.regions.size() != 1 || o.regions[0].blocks.size() != 1)
+    c.fail(o.id, "a scan has one combine region of one block");
+  if (o.operands.size() != 1 || o.results.size() != 1)
+    c.fail(o.id, "scans of more than one operand are not implemented");
+  const Val& a = L.val(o.operands[0], o.id);
+  if (a.lay != Lay::BTile) c.fail(o.id, "scans of a broadcast view are not implemented");
+  const ttgir::Attribute* rev = o.attr("reverse");
+  if (rev != nullptr && rev->as_int() != 0)
+    c.fail(o.id, "reverse scans (reverse = true) are not implemented");
+  const ttgir::Attribute* ax = o.attr("axis");
+  const long long axis = ax ? ax->as_int() : -1;
+  const bool rank1 = c.type(o.operands[0]).shape.size() == 1;
+  if (!rank1 && axis != 1) c.fail(o.id, "scans along axis " + S(axis) + " are not implemented");
+  const BLayout& l = a.blay;
+  if (l.C < l.ct1()) c.fail(o.id, "a scan along a replicated axis is not implemented");
+  const std::string& T = a.cty;
+  const Text fn = combine_fn(L, o, {T}, T);
+  const Text scr =
+      l.W1 > 1 ? scratch(c, 1LL * l.R * (l.C / l.ct1()) * l.W1 * cty_bytes(T), T) : Text("nullptr");
+  const int res = o.results[0];
+  Val v = blocked_val(c, res, o.id);
+  out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
+  out.body.push_back(code("bscan_cols(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " + scr +
                               ", " + blocked_bar(c) + ");",
                           c.note(o.id)));
   L.set(res, v);

@@ -15,11 +15,14 @@ namespace sched2cu::emit {
 namespace {
 
 // Ops lowered structurally, not through the table: loops (the expander), the function itself,
-// and the bodies of reduction combine regions (inlined by the tt.reduce lowering).
+// and the bodies of reduction and scan combine regions (inlined by the tt.reduce and tt.scan
+// lowerings).
 bool structural(const ttgir::Function& f, const ttgir::Op& o) {
-  if (o.name == "scf.for" || o.name == "tt.func" || o.name == "tt.reduce.return") return true;
+  if (o.name == "scf.for" || o.name == "tt.func" || o.name == "tt.reduce.return" ||
+      o.name == "tt.scan.return")
+    return true;
   for (int p = o.parent_op; p != ttgir::kNoId; p = f.op(p).parent_op)
-    if (f.op(p).name == "tt.reduce") return true;
+    if (f.op(p).name == "tt.reduce" || f.op(p).name == "tt.scan") return true;
   return false;
 }
 
@@ -77,7 +80,7 @@ std::string supported_ops_markdown() {
   const std::set<std::string> views = {"tt.splat",           "tt.expand_dims",    "tt.broadcast",
                                        "ttg.convert_layout", "ttg.memdesc_trans", "tt.trans",
                                        "tt.make_range",      "arith.constant",    "arith.truncf",
-                                       "arith.extf",         "tt.reduce"};
+                                       "arith.extf",         "tt.reduce",         "tt.scan"};
   for (const auto& [name, fn] : op_table()) {
     size_t g = 1;
     if (is_elementwise(name))
@@ -97,10 +100,10 @@ std::string supported_ops_markdown() {
       "Generated from the emitter's op table (`src/emit/optable.cpp`) by the test\n"
       "`SupportedOps.DocIsCurrent`; regenerate with `SCHED2CU_UPDATE_GOLDEN=1` and the emit\n"
       "tests. `scf.for` (the modulo expander), `tt.func` and the combine regions of `tt.reduce`\n"
-      "are lowered structurally. An op listed here can still be refused for a layout, type or\n"
-      "shape its lowering does not handle (docs/emitter.md); an op not listed is refused by\n"
-      "`emit` (every such op, with its TTGIR and Python lines) and named in a warning by\n"
-      "`schedule`.\n";
+      "and `tt.scan` are lowered structurally. An op listed here can still be refused for a\n"
+      "layout, type or shape its lowering does not handle (docs/emitter.md); an op not listed\n"
+      "is refused by `emit` (every such op, with its TTGIR and Python lines) and named in a\n"
+      "warning by `schedule`.\n";
   for (const auto& g : groups) {
     if (g.ops.empty()) continue;
     o += "\n## " + std::string(g.title) + "\n\n";

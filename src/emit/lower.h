@@ -378,6 +378,7 @@ bool blocked_op(const Lower& L, const ttgir::Op& o);
 void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out);
 void lower_atomic(Lower& L, const ttgir::Op& o, Lowered& out);  // blocked_atomic.cpp
 void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out);    // blocked_reduce.cpp
+void b_scan(Lower& L, const ttgir::Op& o, Lowered& out);      // blocked_reduce.cpp
 // The adapter through which a blocked result of layout `res` reads operand `value`.
 Text adapter(const Lower& L, int value, const Val& res, int op);
 // The longest run of column slots a pointer tile `p` moves as one vector of `data`'s elements.

@@ -357,6 +357,7 @@ const std::map<std::string, LowerFn>& op_table() {
         {"tt.load", lower_blocked},
         {"tt.atomic_rmw", lower_atomic},
         {"tt.store", lower_blocked},
+        {"tt.scan", lower_blocked},
     };
     for (const char* n :
          {"arith.addi",        "arith.subi",          "arith.muli",      "arith.divsi",

@@ -1,6 +1,7 @@
 // Index-math rematerialization of the modulo expander (docs/emitter.md, "Index math"): integer,
 // mask and pointer tensors computed only from loop-invariant values and the induction variable
-// (offsets, `offs < n` masks, `base + offs` pointers) are recomputed right before each op that
+// (offsets, `offs < n` masks, `base + offs` pointers, and the scalar row offsets and row pointers
+// they start from) are recomputed right before each op that
 // reads them, for that op's iteration, instead of being carried across pipeline stages. A load
 // issued stages before the store that shares its mask would otherwise carry the mask and the
 // pointers through every stage in between (registers and copies per stage). Never applied to a
@@ -27,7 +28,7 @@ bool pure_index_op(const std::string& n) {
 
 bool index_type(const Val& v) {
   if (v.lay != Lay::BTile && v.lay != Lay::BRow && v.lay != Lay::BCol && v.lay != Lay::BRowB &&
-      v.lay != Lay::BColB && v.lay != Lay::Splat)
+      v.lay != Lay::BColB && v.lay != Lay::Splat && v.lay != Lay::Scalar)
     return false;
   return v.cty == "int" || v.cty == "long long" || v.cty == "bool" ||
          (!v.cty.empty() && v.cty.back() == '*');
@@ -35,8 +36,24 @@ bool index_type(const Val& v) {
 
 bool plain_code(const std::vector<Stmt>& body) {
   for (const auto& s : body)
-    if (s.kind != Stmt::Kind::Code && s.kind != Stmt::Kind::Comment) return false;
+    if (s.kind != Stmt::Kind::Code && s.kind != Stmt::Kind::Comment &&
+        !(s.kind == Stmt::Kind::Decl && !s.init.empty()))
+      return false;
   return true;
+}
+
+// A scalar's `const T x = e;` becomes a hoisted `T x;` and the statement `x = e;`, so that every
+// op that reads it can recompute it in its own step (two such reads in one step would otherwise
+// declare it twice in one scope).
+void hoist_decls(Lowered& low) {
+  for (auto& s : low.body) {
+    if (s.kind != Stmt::Kind::Decl) continue;
+    Stmt d = s;
+    d.init = {};
+    d.is_const = false;
+    low.decls.push_back(d);
+    s = code(s.var + " = " + s.init + ";", s.note);
+  }
 }
 
 }  // namespace
@@ -70,7 +87,25 @@ std::vector<int> Expander::rematerialize_index_math() {
       }
     }
   }
+  // A scalar is recomputed only for the index tensors built from it (a row's pointer tile):
+  // scalars read only by other ops (a TMA coordinate) stay where the schedule put them.
+  {
+    std::set<int> keep;
+    for (int id : cand)
+      if (L_.vals.at(c_.op(node(id).op).results[0]).lay != Lay::Scalar) keep.insert(id);
+    for (bool grown = true; grown;) {
+      grown = false;
+      for (int id : keep)
+        for (int v : c_.op(node(id).op).operands) {
+          auto d = def_node_.find(v);
+          if (d != def_node_.end() && cand.count(d->second) && keep.insert(d->second).second)
+            grown = true;
+        }
+    }
+    cand = keep;
+  }
   if (cand.empty()) return {};
+  for (int id : cand) hoist_decls(lowered_.at(id));
   // Every other node runs the candidates it reads (transitively) first, in program order.
   std::map<int, std::set<int>> deps;  // candidate -> candidates it needs, itself included
   std::function<const std::set<int>&(int)> need = [&](int id) -> const std::set<int>& {

@@ -31,8 +31,8 @@ const std::vector<std::string>& supported_ops() {
         "tt.descriptor_reduce", "tt.descriptor_store", "tt.dot", "tt.expand_dims", "tt.fp_to_fp",
         "tt.get_num_programs", "tt.get_program_id", "tt.load", "tt.make_range",
         "tt.make_tensor_descriptor", "tt.mulhiui", "tt.precise_divf", "tt.precise_sqrt",
-        "tt.reduce", "tt.reduce.return", "tt.reshape", "tt.return", "tt.splat", "tt.store",
-        "tt.trans",
+        "tt.reduce", "tt.reduce.return", "tt.reshape", "tt.return", "tt.scan", "tt.scan.return",
+        "tt.splat", "tt.store", "tt.trans",
         // ttg / ttng
         "ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "ttg.memdesc_trans",
         "ttng.warp_group_dot"};
@@ -78,8 +78,8 @@ std::optional<Unsupported> first_unsupported(const Module& m) {
     if (f.body.blocks.size() != 1)
       return Unsupported{f.name, kNoId, "multi-block function", f.loc.ir};
     // Terminators: a function body ends with tt.return, and tt.return, scf.yield and
-    // tt.reduce.return end the block of what they return from, nowhere else (a missing
-    // tt.return was accepted, and a misplaced yield read as a loop's yield).
+    // tt.reduce.return / tt.scan.return end the block of what they return from, nowhere else (a
+    // missing tt.return was accepted, and a misplaced yield read as a loop's yield).
     const auto& top = f.body.blocks[0].ops;
     if (top.empty() || f.op(top.back()).name != "tt.return")
       return Unsupported{f.name, kNoId, "function @" + f.name + " does not end with tt.return",
@@ -88,13 +88,14 @@ std::optional<Unsupported> first_unsupported(const Module& m) {
       const char* owner = o.name == "tt.return"          ? ""
                           : o.name == "scf.yield"        ? "scf.for or scf.if"
                           : o.name == "tt.reduce.return" ? "tt.reduce"
+                          : o.name == "tt.scan.return"   ? "tt.scan"
                                                          : nullptr;
       if (owner == nullptr) continue;
       const Op* p = o.parent_op == kNoId ? nullptr : &f.op(o.parent_op);
       const bool right_owner = *owner == '\0' ? p == nullptr
                                : o.name == "scf.yield"
                                    ? p != nullptr && (p->name == "scf.for" || p->name == "scf.if")
-                                   : p != nullptr && p->name == "tt.reduce";
+                                   : p != nullptr && p->name == owner;
       const auto& blk = p == nullptr ? f.body.blocks[0]
                                      : p->regions.at(static_cast<size_t>(o.parent_region))
                                            .blocks.at(static_cast<size_t>(o.parent_block));
@@ -211,15 +212,17 @@ std::optional<Unsupported> first_unsupported(const Module& m) {
                                  " values",
                              y->loc.ir};
       }
-      // A reduction's combiner region ends with one tt.reduce.return value per result.
-      if (o.name == "tt.reduce") {
+      // A reduction's (a scan's) combiner region ends with one tt.reduce.return
+      // (tt.scan.return) value per result.
+      if (o.name == "tt.reduce" || o.name == "tt.scan") {
+        const std::string ret = o.name + ".return";
         const Op* y = o.regions.size() == 1 && o.regions[0].blocks.size() == 1 &&
                               !o.regions[0].blocks[0].ops.empty()
                           ? &f.op(o.regions[0].blocks[0].ops.back())
                           : nullptr;
-        if (y == nullptr || y->name != "tt.reduce.return" || y->operands.size() != o.results.size())
+        if (y == nullptr || y->name != ret || y->operands.size() != o.results.size())
           return Unsupported{f.name, o.id,
-                             "tt.reduce whose region does not end with a tt.reduce.return of " +
+                             o.name + " whose region does not end with a " + ret + " of " +
                                  std::to_string(o.results.size()) + " value(s)",
                              o.loc.ir};
       }

@@ -66,9 +66,10 @@ else()
        ${SRC}/tests/harness/gpu_cases/transpose/generated.cu
        ${SRC}/tests/harness/gpu_cases/softmax_rows/generated.cu
        ${SRC}/tests/harness/gpu_cases/argmax_rows/generated.cu
-       ${SRC}/tests/harness/gpu_cases/argmin_row/generated.cu)
+       ${SRC}/tests/harness/gpu_cases/argmin_row/generated.cu
+       ${SRC}/tests/harness/gpu_cases/cumsum_rows/generated.cu)
   foreach(c row_softmax row_ops gemm_bt_gelu batched_gemm fp8_gemm gemm_residual col_atomic
-          attention_persistent attention_causal gemm_masked_epilogue grouped_gemm elementwise rmsnorm bias2d transpose softmax_rows argmax_rows argmin_row)
+          attention_persistent attention_causal gemm_masked_epilogue grouped_gemm elementwise rmsnorm bias2d transpose softmax_rows argmax_rows argmin_row cumsum_rows)
     list(APPEND specs ${SRC}/tests/harness/gpu_cases/${c}/bench_spec.cpp)
   endforeach()
   if(NOT gens)

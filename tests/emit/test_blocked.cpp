@@ -325,3 +325,32 @@ TEST(BlockedEmit, ExtuiZeroExtends) {
   const std::string s = emit_cuda(ks.graph, {});
   EXPECT_NE(s.find("static_cast<long long>(static_cast<unsigned>(seed))"), std::string::npos);
 }
+
+// tl.max(x, 1, return_indices=True) of a [4, 1024] tile and tl.argmin of a 1-D row: a
+// two-operand tt.reduce reduces a tile of value-index pairs with the region's combine and splits
+// the reduced pairs (emit refused both: "only single-operand reductions"); a result nothing
+// reads is not written (tl.argmin's value: nvcc warned of a variable set but never used).
+TEST(BlockedEmit, TwoOperandReductionsReduceValueIndexPairs) {
+  const std::string s = emitted(kRoot / "tests/harness/gpu_cases/argmax_rows/schedule_graph.json");
+  EXPECT_NE(s.find("BTile<BPair<float, int>, BLay<4, 1024, "), std::string::npos);
+  EXPECT_NE(s.find("breduce_cols(red, zip, [](BPair<float, int> x, BPair<float, int> y)"),
+            std::string::npos);
+  EXPECT_NE(s.find("return p.a; }, brow(red));"), std::string::npos);
+  EXPECT_NE(s.find("return p.b; }, brow(red));"), std::string::npos);
+  const std::string m = emitted(kRoot / "tests/harness/gpu_cases/argmin_row/schedule_graph.json");
+  EXPECT_NE(m.find("red = breduce_all(zip, "), std::string::npos);
+  EXPECT_NE(m.find(" = red.b; }"), std::string::npos);
+  EXPECT_EQ(m.find(" = red.a;"), std::string::npos);
+}
+
+// tl.cumsum of a row (tt.scan; schedule refused it as an unsupported op): an inclusive scan in
+// column order, and the row's store pointers recomputed where the store runs, from the row's
+// scalar offset, not carried from the load ten stages earlier (2 KB of spills).
+TEST(BlockedEmit, ScanAlongARowAndRowPointersRecomputedAtTheStore) {
+  const std::string s = emitted(kRoot / "tests/harness/gpu_cases/cumsum_rows/schedule_graph.json");
+  EXPECT_NE(s.find("bscan_cols(v5_19, x_5_15_c"), std::string::npos);
+  EXPECT_NE(s.find("BTile<float*, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> v4_18;"), std::string::npos);
+  EXPECT_EQ(s.find("v4_18_c1"), std::string::npos);
+  // The row offset of the store's own iteration, nine stages behind the load's.
+  EXPECT_NE(s.find("x_1_11 = (v0_5 + (k0 - 9) * v1_6) * n_cols;"), std::string::npos);
+}

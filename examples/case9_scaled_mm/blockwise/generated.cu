@@ -104,10 +104,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     BRow<int, MRowLay<64, 4>> offs_m_11_44;  // op 36 arith.addi
     BRow<bool, MRowLay<64, 4>> sa_15_49;  // op 41 arith.cmpi
     AccTile<64, 128> partial_20_59;  // op 49 ttng.warp_group_dot
-    BRow<float*, MRowLay<64, 4>> sa_24_63;  // op 53 tt.addptr
     BRow<float, MRowLay<64, 4>> sa_25_64;  // op 54 tt.load
     BTile<float, MRowLay<64, 1>> acc_29_69;  // op 59 arith.mulf
     AccTile<64, 128> acc_32_72;  // op 62 arith.addf
+    int sa_21_60;  // op 50 arith.muli
+    float* sa_22_61;  // op 51 tt.addptr
+    BRow<float*, MRowLay<64, 4>> sa_24_63;  // op 53 tt.addptr
     AccTile<64, 128> partial_20_59_c1;
     AccTile<64, 128> acc_32_72_c1;
     float sb_26_66;
@@ -143,10 +145,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (T1 >= 1) {  // the pipelined loop needs T >= stages - 1
           {  // prologue step 0: stages 0..0
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            const int sa_21_60 = (c0_i32_14 + (kb1 + 0) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
-            float* const sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
+            sa_21_60 = (c0_i32_14 + (kb1 + 0) * c1_i32_13) * M;  // op 50 arith.muli, node 11, stage 0
+            sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr
+            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load
             float* const sb_65 = static_cast<float*>(sb_row_14_48) + (c0_i32_14 + (kb1 + 0) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
             ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 0
@@ -165,11 +167,11 @@ __global__ void __launch_bounds__(kThreads, 1)
             wgmma_fence_operand(partial_20_59);
             partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            const int sa_21_60 = (c0_i32_14 + (kb1 + (k1)) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
             bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 1
-            float* const sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
+            sa_21_60 = (c0_i32_14 + (kb1 + (k1)) * c1_i32_13) * M;  // op 50 arith.muli, node 11, stage 0
+            sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr
+            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load
             float* const sb_65 = static_cast<float*>(sb_row_14_48) + (c0_i32_14 + (kb1 + (k1)) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
             if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1
@@ -242,10 +244,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (T1 >= 1) {  // the pipelined loop needs T >= stages - 1
           {  // prologue step 0: stages 0..0
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            const int sa_21_60 = (c0_i32_14 + (kb1 + 0) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
-            float* const sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
+            sa_21_60 = (c0_i32_14 + (kb1 + 0) * c1_i32_13) * M;  // op 50 arith.muli, node 11, stage 0
+            sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr
+            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load
             float* const sb_65 = static_cast<float*>(sb_row_14_48) + (c0_i32_14 + (kb1 + 0) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
             ring1_0->wait_full(it1 + 0);  // ring 0: data landed, stage 0
@@ -264,11 +266,11 @@ __global__ void __launch_bounds__(kThreads, 1)
             wgmma_fence_operand(partial_20_59);
             partial_20_59_c1 = partial_20_59;  // carried copies of op 49 ttng.warp_group_dot
             acc_32_72_c1 = acc_32_72;  // carried copies of op 62 arith.addf
-            const int sa_21_60 = (c0_i32_14 + (kb1 + (k1)) * c1_i32_13) * M;  // op 50 arith.muli, node 7, stage 0
             bmap(acc_29_69, [](auto x0, auto x1) { return x0 * x1; }, brow(sa_25_64), bsplat(sb_26_66));  // op 59 arith.mulf, node 16, stage 1
-            float* const sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr, node 8, stage 0
-            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr, node 10, stage 0
-            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load, node 11, stage 0
+            sa_21_60 = (c0_i32_14 + (kb1 + (k1)) * c1_i32_13) * M;  // op 50 arith.muli, node 11, stage 0
+            sa_22_61 = static_cast<float*>(sa_ptr) + sa_21_60;  // op 51 tt.addptr
+            bmap(sa_24_63, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(sa_22_61)), brow(offs_m_11_44));  // op 53 tt.addptr
+            bload<1>(sa_25_64, sa_24_63, brow(sa_15_49), bsplat(0.000000e+00f));  // op 54 tt.load
             float* const sb_65 = static_cast<float*>(sb_row_14_48) + (c0_i32_14 + (kb1 + (k1)) * c1_i32_13);  // op 55 tt.addptr, node 12, stage 0
             sb_26_66 = *sb_65;  // op 56 tt.load, node 13, stage 0
             if ((threadIdx.x % 32) == 0) ring1_0->release(it1 + (k1 - 1));  // ring 0: every reader is done, stage 1

@@ -43,10 +43,11 @@ __global__ void __launch_bounds__(kThreads, 4)
     brange(cols_7, 0);  // op 3 tt.make_range
     BTile<bool, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> x_0_9;  // op 5 arith.cmpi
     bmap(x_0_9, [](auto x0, auto x1) { return x0 < x1; }, btile(cols_7), bsplat(n_cols));  // op 5 arith.cmpi
-    BTile<float*, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> x_4_14;  // op 10 tt.addptr
     BTile<float, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> x_5_15;  // op 11 tt.load
-    float v3_17;  // op 13 tt.reduce
     int v3_18;  // op 13 tt.reduce
+    int x_1_11;  // op 7 arith.muli
+    float* x_2_12;  // op 8 tt.addptr
+    BTile<float*, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> x_4_14;  // op 10 tt.addptr
     BTile<float, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> x_5_15_c1;
     BTile<float, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> x_5_15_c2;
     BTile<float, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> x_5_15_c3;
@@ -70,31 +71,31 @@ __global__ void __launch_bounds__(kThreads, 4)
     const int T0 = n_rows > v0_5 ? (n_rows - v0_5 + v1_6 - 1) / v1_6 : 0;  // iterations of loop 0
     if (T0 >= 9) {  // the pipelined loop needs T >= stages - 1
       {  // prologue step 0: stages 0..0
-        const int x_1_11 = (v0_5 + 0 * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + 0 * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
+        x_1_11 = (v0_5 + 0 * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
       }
       {  // prologue step 1: stages 0..1
         x_5_15_c1 = x_5_15;
         v2_16_c1 = v2_16;
-        const int x_1_11 = (v0_5 + 1 * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + 1 * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
+        x_1_11 = (v0_5 + 1 * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
       }
       {  // prologue step 2: stages 0..2
         x_5_15_c2 = x_5_15_c1;
         x_5_15_c1 = x_5_15;
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
-        const int x_1_11 = (v0_5 + 2 * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + 2 * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
+        x_1_11 = (v0_5 + 2 * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
       }
       {  // prologue step 3: stages 0..3
         x_5_15_c3 = x_5_15_c2;
@@ -103,11 +104,11 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c3 = v2_16_c2;
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
-        const int x_1_11 = (v0_5 + 3 * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + 3 * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
+        x_1_11 = (v0_5 + 3 * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
       }
       {  // prologue step 4: stages 0..4
         x_5_15_c4 = x_5_15_c3;
@@ -118,11 +119,11 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c3 = v2_16_c2;
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
-        const int x_1_11 = (v0_5 + 4 * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + 4 * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
+        x_1_11 = (v0_5 + 4 * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
       }
       {  // prologue step 5: stages 0..5
         x_5_15_c5 = x_5_15_c4;
@@ -135,11 +136,11 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c3 = v2_16_c2;
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
-        const int x_1_11 = (v0_5 + 5 * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + 5 * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
+        x_1_11 = (v0_5 + 5 * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
       }
       {  // prologue step 6: stages 0..6
         x_5_15_c6 = x_5_15_c5;
@@ -154,11 +155,11 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c3 = v2_16_c2;
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
-        const int x_1_11 = (v0_5 + 6 * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + 6 * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
+        x_1_11 = (v0_5 + 6 * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
       }
       {  // prologue step 7: stages 0..7
         x_5_15_c7 = x_5_15_c6;
@@ -175,11 +176,11 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c3 = v2_16_c2;
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
-        const int x_1_11 = (v0_5 + 7 * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + 7 * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
+        x_1_11 = (v0_5 + 7 * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
       }
       {  // prologue step 8: stages 0..8
         x_5_15_c8 = x_5_15_c7;  // carried copies of op 11 tt.load
@@ -198,12 +199,12 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c3 = v2_16_c2;
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
-        const int x_1_11 = (v0_5 + 8 * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + 8 * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        x_1_11 = (v0_5 + 8 * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
       }
       for (int k0 = 9; k0 < T0; ++k0) {  // steady state: step k runs stage s of iteration k - s
         x_5_15_c8 = x_5_15_c7;  // carried copies of op 11 tt.load
@@ -224,12 +225,12 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        const int x_1_11 = (v0_5 + (k0) * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + (k0) * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        x_1_11 = (v0_5 + (k0) * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16_c9) = v3_18_c1;  // op 22 tt.store: one thread per warpgroup, node 7, stage 9
       }
       {  // drain step 0: stages 1..9
@@ -251,7 +252,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16_c9) = v3_18_c1;  // op 22 tt.store: one thread per warpgroup, node 7, stage 9
       }
       {  // drain step 1: stages 2..9
@@ -273,7 +274,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16_c9) = v3_18_c1;  // op 22 tt.store: one thread per warpgroup, node 7, stage 9
       }
       {  // drain step 2: stages 3..9
@@ -295,7 +296,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16_c9) = v3_18_c1;  // op 22 tt.store: one thread per warpgroup, node 7, stage 9
       }
       {  // drain step 3: stages 4..9
@@ -317,7 +318,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16_c9) = v3_18_c1;  // op 22 tt.store: one thread per warpgroup, node 7, stage 9
       }
       {  // drain step 4: stages 5..9
@@ -339,7 +340,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16_c9) = v3_18_c1;  // op 22 tt.store: one thread per warpgroup, node 7, stage 9
       }
       {  // drain step 5: stages 6..9
@@ -361,7 +362,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16_c9) = v3_18_c1;  // op 22 tt.store: one thread per warpgroup, node 7, stage 9
       }
       {  // drain step 6: stages 7..9
@@ -383,7 +384,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16_c9) = v3_18_c1;  // op 22 tt.store: one thread per warpgroup, node 7, stage 9
       }
       {  // drain step 7: stages 8..9
@@ -405,7 +406,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15_c8), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 8
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16_c9) = v3_18_c1;  // op 22 tt.store: one thread per warpgroup, node 7, stage 9
       }
       {  // drain step 8: stages 9..9
@@ -449,12 +450,12 @@ __global__ void __launch_bounds__(kThreads, 4)
         v2_16_c2 = v2_16_c1;
         v2_16_c1 = v2_16;
         v3_18_c1 = v3_18;  // carried copies of op 13 tt.reduce
-        const int x_1_11 = (v0_5 + (k0) * v1_6) * n_cols;  // op 7 arith.muli, node 0, stage 0
         v2_16 = static_cast<int*>(I) + (v0_5 + (k0) * v1_6);  // op 12 tt.addptr, node 5, stage 0
-        float* const x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr, node 1, stage 0
-        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr, node 3, stage 0
-        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned, node 4, stage 0
-        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_17 = red.a; v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 0
+        x_1_11 = (v0_5 + (k0) * v1_6) * n_cols;  // op 7 arith.muli, node 4, stage 0
+        x_2_12 = static_cast<float*>(X) + x_1_11;  // op 8 tt.addptr
+        bmap(x_4_14, [](auto x0, auto x1) { return static_cast<float*>(x0) + x1; }, bsplat(static_cast<float*>(x_2_12)), btile(cols_7));  // op 10 tt.addptr
+        bload<4>(x_5_15, x_4_14, btile(x_0_9), bsplat(__uint_as_float(0x7F800000u)));  // op 11 tt.load: runs of 4 when aligned
+        { BTile<BPair<float, int>, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> zip; bmap(zip, [](float x, int y) { return BPair<float, int>{x, y}; }, btile(x_5_15), btile(cols_7)); const BPair<float, int> red = breduce_all(zip, [](BPair<float, int> x, BPair<float, int> y) { const float arg5_19 = x.a; const int arg6_20 = x.b; const float arg7_21 = y.a; const int arg8_22 = y.b; const bool tie_23 = arg5_19 == arg7_21; const bool tie_6_24 = arg6_20 < arg8_22; const bool tie_7_25 = tie_23 & tie_6_24; const bool lt_26 = arg5_19 < arg7_21; const bool lt_8_27 = lt_26 | tie_7_25; const float value_ret_28 = lt_8_27 ? arg5_19 : arg7_21; const int index_ret_29 = lt_8_27 ? arg6_20 : arg8_22; return BPair<float, int>{value_ret_28, index_ret_29}; }, reinterpret_cast<BPair<float, int>*>(scratch), 1 + wg); v3_18 = red.b; }  // op 13 tt.reduce, node 6, stage 0
         if (thread_idx_in_warpgroup() == 0) *static_cast<int*>(v2_16) = v3_18;  // op 22 tt.store: one thread per warpgroup, node 7, stage 0
       }
     }

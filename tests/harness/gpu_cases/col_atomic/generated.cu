@@ -56,12 +56,14 @@ __global__ void __launch_bounds__(kThreads, 4)
     BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_6_24_c1;
     BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_6_24_c2;
     BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_6_24_c3;
+    int x_16;  // op 11 arith.muli
+    __half* x_1_17;  // op 12 tt.addptr
     // loop 0 (op 10 scf.for), II 7000, 1 stage(s) in role consumer
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     const int T0 = n_rows > v0_10 ? (n_rows - v0_10 + v1_11 - 1) / v1_11 : 0;  // iterations of loop 0
     for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage
-      const int x_16 = (v0_10 + (k0) * v1_11) * n_cols;  // op 11 arith.muli, node 0, stage 0
-      __half* const x_1_17 = static_cast<__half*>(X) + x_16;  // op 12 tt.addptr, node 1, stage 0
+      x_16 = (v0_10 + (k0) * v1_11) * n_cols;  // op 11 arith.muli, node 3, stage 0
+      x_1_17 = static_cast<__half*>(X) + x_16;  // op 12 tt.addptr
       // loop 1 (op 14 scf.for), II 200, 4 stage(s) in role consumer
       const int T1 = n_cols > c0_i32_7 ? (n_cols - c0_i32_7 + c1024_i32_6 - 1) / c1024_i32_6 : 0;  // iterations of loop 1
       if (T1 >= 3) {  // the pipelined loop needs T >= stages - 1

@@ -86,14 +86,16 @@ __global__ void __launch_bounds__(kThreads, 4)
     BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_17_53_c2;
     BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_17_53_c3;
     BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_17_53_c4;
+    int x_row_20;  // op 14 arith.muli
+    __half* x_row_3_21;  // op 15 tt.addptr
+    __half* y_row_22;  // op 16 tt.addptr
     // loop 0 (op 13 scf.for), II 5256, 1 stage(s) in role consumer
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     uint32_t it2 = 0;  // iterations of loop 2 so far (ring slot and phase)
     const int T0 = n_rows > v0_11 ? (n_rows - v0_11 + v1_12 - 1) / v1_12 : 0;  // iterations of loop 0
     for (int k0 = 0; k0 < T0; ++k0) {  // steady state: one stage
-      const int x_row_20 = (v0_11 + (k0) * v1_12) * N;  // op 14 arith.muli, node 0, stage 0
-      __half* const x_row_3_21 = static_cast<__half*>(X) + x_row_20;  // op 15 tt.addptr, node 1, stage 0
-      __half* const y_row_22 = static_cast<__half*>(Y) + x_row_20;  // op 16 tt.addptr, node 2, stage 0
+      x_row_20 = (v0_11 + (k0) * v1_12) * N;  // op 14 arith.muli, node 4, stage 0
+      x_row_3_21 = static_cast<__half*>(X) + x_row_20;  // op 15 tt.addptr
       // loop 1 (op 18 scf.for), II 72, 10 stage(s) in role consumer
       bmap(acc_19_34, [](auto x0) { return x0; }, bsplat(0.000000e+00f));  // iter_arg 0 starts at its init
       acc_19_34_c1 = acc_19_34;
@@ -368,6 +370,9 @@ __global__ void __launch_bounds__(kThreads, 4)
       const float rstd_7_40 = rstd_6_39 + eps;  // op 32 arith.addf, node 7, stage 0
       const float rstd_8_41 = ([](float x0) { return sqrtf(x0); })(rstd_7_40);  // op 33 math.sqrt, node 8, stage 0
       const float rstd_9_42 = cst_0_9 / rstd_8_41;  // op 34 arith.divf, node 9, stage 0
+      x_row_20 = (v0_11 + (k0) * v1_12) * N;  // op 14 arith.muli, node 13, stage 0
+      x_row_3_21 = static_cast<__half*>(X) + x_row_20;  // op 15 tt.addptr
+      y_row_22 = static_cast<__half*>(Y) + x_row_20;  // op 16 tt.addptr
       // loop 2 (op 38 scf.for), II 146, 5 stage(s) in role consumer
       const int T2 = N > c0_i32_8 ? (N - c0_i32_8 + c1024_i32_7 - 1) / c1024_i32_7 : 0;  // iterations of loop 2
       if (T2 >= 4) {  // the pipelined loop needs T >= stages - 1

@@ -119,6 +119,9 @@ __global__ void __launch_bounds__(kThreads, 4)
     float lo_22_49;
     float big_25_57;
     float ss_29_64;
+    int x_23;  // op 16 arith.muli
+    __half* x_6_24;  // op 17 tt.addptr
+    __half* v2_26;  // op 19 tt.addptr
     float ss_28_c1;
     float ss_29_c1;
     float ss_30_c1;
@@ -129,10 +132,10 @@ __global__ void __launch_bounds__(kThreads, 4)
     const int T0 = n_rows > v0_17 ? (n_rows - v0_17 + v1_18 - 1) / v1_18 : 0;  // iterations of loop 0
     if (T0 >= 1) {  // the pipelined loop needs T >= stages - 1
       {  // prologue step 0: stages 0..0
-        const int x_23 = (v0_17 + 0 * v1_18) * n_cols;  // op 16 arith.muli, node 0, stage 0
         v4_80 = static_cast<float*>(S) + (v0_17 + 0 * v1_18);  // op 66 tt.addptr, node 9, stage 0
-        __half* const x_6_24 = static_cast<__half*>(X) + x_23;  // op 17 tt.addptr, node 1, stage 0
-        __half* const v2_26 = static_cast<__half*>(Y) + x_23;  // op 19 tt.addptr, node 3, stage 0
+        x_23 = (v0_17 + 0 * v1_18) * n_cols;  // op 16 arith.muli, node 5, stage 0
+        x_6_24 = static_cast<__half*>(X) + x_23;  // op 17 tt.addptr
+        v2_26 = static_cast<__half*>(Y) + x_23;  // op 19 tt.addptr
         // loop 1 (op 21 scf.for), II 156, 11 stage(s) in role consumer
         lo_22_49 = cst_5_15;  // iter_arg 0 starts at its init
         big_25_57 = cst_4_14;  // iter_arg 1 starts at its init
@@ -1418,10 +1421,10 @@ __global__ void __launch_bounds__(kThreads, 4)
         ss_29_c1 = big_25_57_c4;  // carried copies of op 21 scf.for
         ss_30_c1 = ss_29_64_c4;  // carried copies of op 21 scf.for
         v4_80_c1 = v4_80;  // carried copies of op 66 tt.addptr
-        const int x_23 = (v0_17 + (k0) * v1_18) * n_cols;  // op 16 arith.muli, node 0, stage 0
         v4_80 = static_cast<float*>(S) + (v0_17 + (k0) * v1_18);  // op 66 tt.addptr, node 9, stage 0
-        __half* const x_6_24 = static_cast<__half*>(X) + x_23;  // op 17 tt.addptr, node 1, stage 0
-        __half* const v2_26 = static_cast<__half*>(Y) + x_23;  // op 19 tt.addptr, node 3, stage 0
+        x_23 = (v0_17 + (k0) * v1_18) * n_cols;  // op 16 arith.muli, node 5, stage 0
+        x_6_24 = static_cast<__half*>(X) + x_23;  // op 17 tt.addptr
+        v2_26 = static_cast<__half*>(Y) + x_23;  // op 19 tt.addptr
         // loop 1 (op 21 scf.for), II 156, 11 stage(s) in role consumer
         lo_22_49 = cst_5_15;  // iter_arg 0 starts at its init
         big_25_57 = cst_4_14;  // iter_arg 1 starts at its init

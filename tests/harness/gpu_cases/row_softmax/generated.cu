@@ -88,21 +88,19 @@ __global__ void __launch_bounds__(kThreads, 4)
     BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_9_56_c5;
     BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_9_56_c6;
     BTile<__half, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_9_56_c7;
-    __half* x_row_2_17_c1;
-    __half* y_row_18_c1;
+    int x_row_16;  // op 11 arith.muli
+    __half* x_row_2_17;  // op 12 tt.addptr
+    __half* y_row_18;  // op 13 tt.addptr
     float l_i_20_c1;
     float l_i_21_c1;
-    __half* x_row_2_17;
-    __half* y_row_18;
     // loop 0 (op 10 scf.for), II 4956, 2 stage(s) in role consumer
     uint32_t it1 = 0;  // iterations of loop 1 so far (ring slot and phase)
     uint32_t it2 = 0;  // iterations of loop 2 so far (ring slot and phase)
     const int T0 = n_rows > v0_11 ? (n_rows - v0_11 + v1_12 - 1) / v1_12 : 0;  // iterations of loop 0
     if (T0 >= 1) {  // the pipelined loop needs T >= stages - 1
       {  // prologue step 0: stages 0..0
-        const int x_row_16 = (v0_11 + 0 * v1_12) * stride;  // op 11 arith.muli, node 0, stage 0
-        x_row_2_17 = static_cast<__half*>(X) + x_row_16;  // op 12 tt.addptr, node 1, stage 0
-        y_row_18 = static_cast<__half*>(Y) + x_row_16;  // op 13 tt.addptr, node 2, stage 0
+        x_row_16 = (v0_11 + 0 * v1_12) * stride;  // op 11 arith.muli, node 4, stage 0
+        x_row_2_17 = static_cast<__half*>(X) + x_row_16;  // op 12 tt.addptr
         // loop 1 (op 15 scf.for), II 118, 10 stage(s) in role consumer
         m_new_12_35 = cst_1_9;  // iter_arg 0 starts at its init
         l_i_20_46 = cst_0_8;  // iter_arg 1 starts at its init
@@ -495,13 +493,10 @@ __global__ void __launch_bounds__(kThreads, 4)
         it1 += T1;  // ring slots used by this run of the loop
       }
       for (int k0 = 1; k0 < T0; ++k0) {  // steady state: step k runs stage s of iteration k - s
-        x_row_2_17_c1 = x_row_2_17;  // carried copies of op 12 tt.addptr
-        y_row_18_c1 = y_row_18;  // carried copies of op 13 tt.addptr
         l_i_20_c1 = m_new_12_35_c2;  // carried copies of op 15 scf.for
         l_i_21_c1 = l_i_20_46;  // carried copies of op 15 scf.for
-        const int x_row_16 = (v0_11 + (k0) * v1_12) * stride;  // op 11 arith.muli, node 0, stage 0
-        x_row_2_17 = static_cast<__half*>(X) + x_row_16;  // op 12 tt.addptr, node 1, stage 0
-        y_row_18 = static_cast<__half*>(Y) + x_row_16;  // op 13 tt.addptr, node 2, stage 0
+        x_row_16 = (v0_11 + (k0) * v1_12) * stride;  // op 11 arith.muli, node 4, stage 0
+        x_row_2_17 = static_cast<__half*>(X) + x_row_16;  // op 12 tt.addptr
         // loop 1 (op 15 scf.for), II 118, 10 stage(s) in role consumer
         m_new_12_35 = cst_1_9;  // iter_arg 0 starts at its init
         l_i_20_46 = cst_0_8;  // iter_arg 1 starts at its init
@@ -892,20 +887,23 @@ __global__ void __launch_bounds__(kThreads, 4)
           m_new_12_35_c2 = m_new_12_35;  // the result's copy
         }
         it1 += T1;  // ring slots used by this run of the loop
+        x_row_16 = (v0_11 + (k0 - 1) * v1_12) * stride;  // op 11 arith.muli, node 9, stage 1
+        x_row_2_17 = static_cast<__half*>(X) + x_row_16;  // op 12 tt.addptr
+        y_row_18 = static_cast<__half*>(Y) + x_row_16;  // op 13 tt.addptr
         // loop 2 (op 41 scf.for), II 82, 10 stage(s) in role consumer
         const int T2 = n_cols > c0_i32_7 ? (n_cols - c0_i32_7 + c1024_i32_6 - 1) / c1024_i32_6 : 0;  // iterations of loop 2
         if (T2 >= 9) {  // the pipelined loop needs T >= stages - 1
           {  // prologue step 0: stages 0..0
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 0 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 1: stages 0..1
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 1 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 2: stages 0..2
@@ -913,7 +911,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 2 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 3: stages 0..3
@@ -922,7 +920,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 3 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 4: stages 0..4
@@ -932,7 +930,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 4 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 5: stages 0..5
@@ -943,7 +941,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 5 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 6: stages 0..6
@@ -955,7 +953,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 6 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 7: stages 0..7
@@ -968,7 +966,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 7 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -983,7 +981,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 8 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
@@ -1001,12 +999,12 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 9
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2 - 9) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1024,7 +1022,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 9) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1042,7 +1040,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 8) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1060,7 +1058,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 7) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1078,7 +1076,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 6) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1096,7 +1094,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 5) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1114,7 +1112,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 4) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1132,7 +1130,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 3) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1150,7 +1148,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
           {  // drain step 8: stages 9..9
@@ -1165,7 +1163,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 9
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 1) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
         } else {
@@ -1179,7 +1177,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56));  // op 47 arith.extf, node 5, stage 0
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 0
@@ -1188,31 +1186,32 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 0
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
         }
         it2 += T2;  // ring slots used by this run of the loop
       }
       {  // drain step 0: stages 1..1
-        x_row_2_17_c1 = x_row_2_17;  // carried copies of op 12 tt.addptr
-        y_row_18_c1 = y_row_18;  // carried copies of op 13 tt.addptr
         l_i_20_c1 = m_new_12_35_c2;  // carried copies of op 15 scf.for
         l_i_21_c1 = l_i_20_46;  // carried copies of op 15 scf.for
+        x_row_16 = (v0_11 + (T0 - 1) * v1_12) * stride;  // op 11 arith.muli, node 9, stage 1
+        x_row_2_17 = static_cast<__half*>(X) + x_row_16;  // op 12 tt.addptr
+        y_row_18 = static_cast<__half*>(Y) + x_row_16;  // op 13 tt.addptr
         // loop 2 (op 41 scf.for), II 82, 10 stage(s) in role consumer
         const int T2 = n_cols > c0_i32_7 ? (n_cols - c0_i32_7 + c1024_i32_6 - 1) / c1024_i32_6 : 0;  // iterations of loop 2
         if (T2 >= 9) {  // the pipelined loop needs T >= stages - 1
           {  // prologue step 0: stages 0..0
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 0 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 1: stages 0..1
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 1 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 2: stages 0..2
@@ -1220,7 +1219,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 2 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 3: stages 0..3
@@ -1229,7 +1228,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 3 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 4: stages 0..4
@@ -1239,7 +1238,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 4 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 5: stages 0..5
@@ -1250,7 +1249,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 5 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 6: stages 0..6
@@ -1262,7 +1261,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 6 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
           }
           {  // prologue step 7: stages 0..7
@@ -1275,7 +1274,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 7 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1290,7 +1289,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + 8 * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
@@ -1308,12 +1307,12 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 9
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2 - 9) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1331,7 +1330,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 9) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1349,7 +1348,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 8) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1367,7 +1366,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 7) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1385,7 +1384,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 6) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1403,7 +1402,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 5) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1421,7 +1420,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 4) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1439,7 +1438,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 3) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56_c7));  // op 47 arith.extf, node 5, stage 7
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 7
@@ -1457,7 +1456,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(y_12_59, [](auto x0) { return __expf(x0); }, btile(y_11_58));  // op 49 math.exp, node 7, stage 8
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
           {  // drain step 8: stages 9..9
@@ -1472,7 +1471,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 9
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (T2 - 1) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 9
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
         } else {
@@ -1486,7 +1485,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             x_9_56_c1 = x_9_56;
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 4, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17_c1)), btile(offs_6_53));  // op 45 tt.addptr
+            bmap(x_8_55, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(x_row_2_17)), btile(offs_6_53));  // op 45 tt.addptr
             bload<8>(x_9_56, x_8_55, btile(mask_7_54), bsplat(__ushort_as_half(static_cast<unsigned short>(0xFC00u))));  // op 46 tt.load: runs of 8 when aligned
             bmap(x_10_57, [](auto x0) { return static_cast<float>(x0); }, btile(x_9_56));  // op 47 arith.extf, node 5, stage 0
             bmap(y_11_58, [](auto x0, auto x1) { return x0 - x1; }, btile(x_10_57), bsplat(l_i_20_c1));  // op 48 arith.subf, node 6, stage 0
@@ -1495,7 +1494,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             bmap(v4_62, [](auto x0) { return static_cast<__half>(x0); }, btile(y_13_60));  // op 52 arith.truncf, node 10, stage 0
             bmap(offs_6_53, [](auto x0, auto x1) { return x0 + x1; }, bsplat((c0_i32_7 + (k2) * c1024_i32_6)), btile(cols_10));  // op 43 arith.addi, node 11, stage 0
             bmap(mask_7_54, [](auto x0, auto x1) { return x0 < x1; }, btile(offs_6_53), bsplat(n_cols));  // op 44 arith.cmpi
-            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18_c1)), btile(offs_6_53));  // op 51 tt.addptr
+            bmap(v3_61, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(y_row_18)), btile(offs_6_53));  // op 51 tt.addptr
             bstore<8>(v3_61, btile(v4_62), btile(mask_7_54));  // op 53 tt.store
           }
         }

@@ -21,9 +21,9 @@ Text combine_fn(Lower& L, const ttgir::Op& o, const std::vector<std::string>& ct
   Ctx& c = L.c;
   const ttgir::Block& b = o.regions[0].blocks[0];
   const size_t n = ctys.size();
+  const auto nn = static_cast<long long>(n);
   if (b.args.size() != 2 * n)
-    c.fail(o.id, "a combine region of " + S(static_cast<long long>(n)) + " operand(s) takes " +
-                     S(static_cast<long long>(2 * n)) + " arguments");
+    c.fail(o.id, "a combine region of " + S(nn) + " operand(s) takes " + S(2 * nn) + " arguments");
   Text fn;
   if (n == 1) {
     fn = "[](" + et + " " + R(b.args[0]) + ", " + et + " " + R(b.args[1]) + ") { ";

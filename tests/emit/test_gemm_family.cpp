@@ -8,10 +8,12 @@
 // batched_gemm cases.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "graph_fixture.h"
 #include "lower.h"
+#include "sched2cu/common/file_util.h"
 #include "sched2cu/emit/emit.h"
 #include "sched2cu/sgraph/json_io.h"
 
@@ -293,4 +295,17 @@ TEST(GemmFamily, SplitLoopSharesItsIterationsAndOnlyTheFirstCtaWrites) {
   const std::string plain = emitted(kCase8);
   EXPECT_EQ(plain.find("split_"), std::string::npos);
   EXPECT_EQ(plain.find("cudaLaunchKernelEx"), std::string::npos);
+}
+
+// case7's kernel.py with 128 x 256 tiles (BLOCK_N = 256; tests/emit/wgrad_n256_input.ttgir):
+// a 128-word accumulator per consumer thread, summed across a split cluster by split_sum<256>.
+// The golden compiles for sm_90a with no spills (it spilled 12 B while ptxas unrolled
+// split_sum's peer loop and hoisted its remote loads).
+TEST(GemmFamily, WideTileWgradSplitSumOfA128WordAccumulator) {
+  const std::string s = emitted(kRoot / "tests/emit/wgrad_n256.schedule_graph.json");
+  const fs::path golden = kRoot / "tests/emit/wgrad_n256.generated.cu";
+  if (std::getenv("SCHED2CU_UPDATE_GOLDEN") != nullptr) sched2cu::write_file_atomic(golden, s);
+  EXPECT_EQ(s, sched2cu::read_file(golden)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
+  EXPECT_NE(s.find("wgmma_ss<256, __half, __half, Major::MN, Major::MN>"), std::string::npos);
+  EXPECT_NE(s.find("split_sum<256, "), std::string::npos);
 }

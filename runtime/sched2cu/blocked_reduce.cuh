@@ -185,10 +185,16 @@ SCHED2CU_DEVICE void bscan_cols(BTile<T, L>& d, const BTile<T, L>& t, F f, P scr
 #pragma unroll
         for (int j = 0; j < kW1; ++j) {
           if (j > 0) total = f(total, row[j]);
-          if (j < w1) pre = has ? f(pre, row[j]) : row[j], has = true;
+          if (j < w1) {
+            pre = has ? f(pre, row[j]) : row[j];
+            has = true;
+          }
         }
       }
-      if (l1 > 0) pre = has ? f(pre, excl[r][k]) : excl[r][k], has = true;
+      if (l1 > 0) {
+        pre = has ? f(pre, excl[r][k]) : excl[r][k];
+        has = true;
+      }
       if (has) {
         T* e = &d.v[r * L::kCols + k * kS1];
 #pragma unroll

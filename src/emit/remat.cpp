@@ -1,11 +1,11 @@
 // Index-math rematerialization of the modulo expander (docs/emitter.md, "Index math"): integer,
 // mask and pointer tensors computed only from loop-invariant values and the induction variable
 // (offsets, `offs < n` masks, `base + offs` pointers, and the scalar row offsets and row pointers
-// they start from) are recomputed right before each op that
-// reads them, for that op's iteration, instead of being carried across pipeline stages. A load
-// issued stages before the store that shares its mask would otherwise carry the mask and the
-// pointers through every stage in between (registers and copies per stage). Never applied to a
-// value with synchronization in its lowering, a loop-carried value, or float data.
+// they start from) are recomputed right before each op that reads them, for that op's
+// iteration, instead of being carried across pipeline stages. A load issued stages before the
+// store that shares its mask would otherwise carry the mask and the pointers through every stage
+// in between (registers and copies per stage). Never applied to a value with synchronization in
+// its lowering, a loop-carried value, or float data.
 #include <algorithm>
 #include <functional>
 #include <map>

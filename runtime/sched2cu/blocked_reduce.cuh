@@ -132,52 +132,39 @@ SCHED2CU_DEVICE T bshfl_idx(T x, int src, int width) {
   return __shfl_sync(0xffffffffu, x, src, width);
 }
 
-template <class T>
-SCHED2CU_DEVICE T bshfl_down(T x, int o, int width) {
-  return __shfl_down_sync(0xffffffffu, x, o, width);
-}
-
 // Inclusive scan along the columns (axis 1; a rank-1 tensor is a [1, C] tile) in column order,
-// or, with kRev, from the last column back (tl.cumsum(..., reverse=True): the forward scan of the
-// reversed row, read back reversed), for any associative f (no identity needed: a prefix that is
-// empty is skipped, not combined). Columns run in repetitions of CT1 = S1 T1 W1: within one,
-// each thread scans its S1 columns, the T1 lanes of a row group scan their totals by shuffles
-// (up; down when reversed), and, when W1 > 1, the warps' totals pass through `scratch`
-// (R * reps * W1 values of this role) between two syncs of named barrier `bar`; each repetition
-// then starts from the total of the ones before it in scan order.
-template <bool kRev = false, class T, class L, class F, class P>
+// for any associative f (no identity needed: a prefix that is empty is skipped, not combined).
+// Columns run in repetitions of CT1 = S1 T1 W1: within one, each thread scans its S1 columns,
+// the T1 lanes of a row group scan their totals by shuffles up, and, when W1 > 1, the warps'
+// totals pass through `scratch` (R * reps * W1 values of this role) between two syncs of named
+// barrier `bar`; each repetition then starts from the total of the ones before it.
+template <class T, class L, class F, class P>
 SCHED2CU_DEVICE void bscan_cols(BTile<T, L>& d, const BTile<T, L>& t, F f, P scratch, int bar) {
   static_assert(L::C >= L::CT1, "no scan along a replicated axis");
   constexpr int kS1 = L::kS1, kT1 = L::kT1, kW1 = L::kW1, kReps = L::kCols / kS1;
   const int l1 = L::lane() % kT1, w1 = L::warp() % kW1;
-  const int lo = kRev ? kT1 - 1 - l1 : l1;  // the lane's place in scan order
-  const int wo = kRev ? kW1 - 1 - w1 : w1;  // the warp's
-  T excl[L::kRows][kReps];                  // the lanes before this one in scan order, where lo > 0
-  T seg[L::kRows][kReps];                   // the row group's total (every lane of it)
+  T excl[L::kRows][kReps];  // the lanes before this one in its row group, where l1 > 0
+  T seg[L::kRows][kReps];   // the row group's total (every lane of it)
 #pragma unroll
   for (int r = 0; r < L::kRows; ++r)
 #pragma unroll
     for (int k = 0; k < kReps; ++k) {
       T* e = &d.v[r * L::kCols + k * kS1];
       const T* x = &t.v[r * L::kCols + k * kS1];
-      constexpr int first = kRev ? kS1 - 1 : 0, step = kRev ? -1 : 1;
-      e[first] = x[first];
+      e[0] = x[0];
 #pragma unroll
-      for (int i = 1; i < kS1; ++i) {
-        const int s = first + step * i;
-        e[s] = f(e[s - step], x[s]);
-      }
-      T incl = e[first + step * (kS1 - 1)];
+      for (int s = 1; s < kS1; ++s) e[s] = f(e[s - 1], x[s]);
+      T incl = e[kS1 - 1];
 #pragma unroll
       for (int o = 1; o < kT1; o *= 2) {
-        const T y = kRev ? bshfl_down(incl, o, kT1) : bshfl_up(incl, o, kT1);
-        if (lo >= o) incl = f(y, incl);
+        const T y = bshfl_up(incl, o, kT1);
+        if (l1 >= o) incl = f(y, incl);
       }
-      excl[r][k] = kRev ? bshfl_down(incl, 1, kT1) : bshfl_up(incl, 1, kT1);
-      seg[r][k] = bshfl_idx(incl, kRev ? 0 : kT1 - 1, kT1);
+      excl[r][k] = bshfl_up(incl, 1, kT1);
+      seg[r][k] = bshfl_idx(incl, kT1 - 1, kT1);
     }
   if constexpr (kW1 > 1) {
-    if (lo == kT1 - 1)
+    if (l1 == kT1 - 1)
 #pragma unroll
       for (int r = 0; r < L::kRows; ++r)
 #pragma unroll
@@ -189,23 +176,22 @@ SCHED2CU_DEVICE void bscan_cols(BTile<T, L>& d, const BTile<T, L>& t, F f, P scr
     T carry{};
     bool has_carry = false;
 #pragma unroll
-    for (int ko = 0; ko < kReps; ++ko) {
-      const int k = kRev ? kReps - 1 - ko : ko;
+    for (int k = 0; k < kReps; ++k) {
       T pre = carry, total = seg[r][k];
       bool has = has_carry;
       if constexpr (kW1 > 1) {
         const P row = scratch + (L::row(r) * kReps + k) * kW1;
+        total = row[0];
 #pragma unroll
-        for (int jo = 0; jo < kW1; ++jo) {
-          const T w = row[kRev ? kW1 - 1 - jo : jo];
-          total = jo == 0 ? w : f(total, w);
-          if (jo < wo) {
-            pre = has ? f(pre, w) : w;
+        for (int j = 0; j < kW1; ++j) {
+          if (j > 0) total = f(total, row[j]);
+          if (j < w1) {
+            pre = has ? f(pre, row[j]) : row[j];
             has = true;
           }
         }
       }
-      if (lo > 0) {
+      if (l1 > 0) {
         pre = has ? f(pre, excl[r][k]) : excl[r][k];
         has = true;
       }

@@ -177,7 +177,7 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
 }
 
 // tt.scan (tl.cumsum, tl.cumprod, tl.associative_scan of one tensor): an inclusive scan along
-// the columns of a tile or of a rank-1 tensor, forward or reversed.
+// the columns of a tile or of a rank-1 tensor, forward.
 void b_scan(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   if (o.regions.size() != 1 || o.regions[0].blocks.size() != 1)
@@ -187,7 +187,8 @@ void b_scan(Lower& L, const ttgir::Op& o, Lowered& out) {
   const Val& a = L.val(o.operands[0], o.id);
   if (a.lay != Lay::BTile) c.fail(o.id, "scans of a broadcast view are not implemented");
   const ttgir::Attribute* rev = o.attr("reverse");
-  const bool reverse = rev != nullptr && rev->as_int() != 0;
+  if (rev != nullptr && rev->as_int() != 0)
+    c.fail(o.id, "reverse scans (reverse = true) are not implemented");
   const ttgir::Attribute* ax = o.attr("axis");
   const long long axis = ax ? ax->as_int() : -1;
   const bool rank1 = c.type(o.operands[0]).shape.size() == 1;
@@ -201,9 +202,8 @@ void b_scan(Lower& L, const ttgir::Op& o, Lowered& out) {
   const int res = o.results[0];
   Val v = blocked_val(c, res, o.id);
   out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
-  out.body.push_back(code(std::string(reverse ? "bscan_cols<true>(" : "bscan_cols(") + R(res) +
-                              ", " + R(a.storage) + ", " + fn + ", " + scr + ", " + blocked_bar(c) +
-                              ");",
+  out.body.push_back(code("bscan_cols(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " + scr +
+                              ", " + blocked_bar(c) + ");",
                           c.note(o.id)));
   L.set(res, v);
 }

@@ -354,18 +354,3 @@ TEST(BlockedEmit, ScanAlongARowAndRowPointersRecomputedAtTheStore) {
   // The row offset of the store's own iteration, nine stages behind the load's.
   EXPECT_NE(s.find("x_1_11 = (v0_5 + (k0 - 9) * v1_6) * n_cols;"), std::string::npos);
 }
-
-// tl.cumsum(x, 0, reverse=True): the cumsum row kernel's scan with `reverse = true` is the
-// reversed scan (bscan_cols<true>); emit refused it.
-TEST(BlockedEmit, ReverseScan) {
-  std::string text = sched2cu::read_file(
-      (kRoot / "tests/harness/gpu_cases/cumsum_rows/pre_modulo.ttgir").string());
-  const std::string from = "reverse = false";
-  ASSERT_NE(text.find(from), std::string::npos);
-  text.replace(text.find(from), from.size(), "reverse = true");
-  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
-  const auto ks = sched2cu::sched::schedule_kernel(
-      sched2cu::ttgir::parse_module(text, "cumsum_rev.ttgir"), "cumsum_rows_kernel", t, {});
-  const std::string s = emit_cuda(ks.graph, {});
-  EXPECT_NE(s.find("bscan_cols<true>(v5_19, "), std::string::npos);
-}

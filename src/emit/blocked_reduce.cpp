@@ -48,6 +48,38 @@ Text combine_fn(Lower& L, const ttgir::Op& o, const std::vector<std::string>& ct
   c.fail(o.id, "the combine region has no " + o.name + ".return");
 }
 
+// Whether a reduction or scan of a tile of layout `l` runs along its columns (axis 1, or a rank-1
+// tensor) rather than its rows (axis 0); fails for another axis, or one `l` replicates.
+bool along_columns(Ctx& c, const ttgir::Op& o, const BLayout& l, bool rank1, const char* what) {
+  const ttgir::Attribute* ax = o.attr("axis");
+  const long long axis = ax ? ax->as_int() : -1;
+  const bool cols = rank1 || axis == 1;
+  if (!cols && axis != 0)
+    c.fail(o.id, std::string(what) + " axis " + S(axis) + " is not implemented");
+  if (cols ? l.C < l.ct1() : l.R < l.ct0())
+    c.fail(o.id, std::string("a ") + what + " along a replicated axis is not implemented");
+  return cols;
+}
+
+// The role's scratch through which the warps along that axis pass `per_line` values of `bytes`
+// each per row (columns) or column (rows), or "nullptr" when one warp spans the axis.
+Text warp_scratch(Ctx& c, const BLayout& l, bool cols, long long per_line, int bytes,
+                  const std::string& cty) {
+  const int warps = cols ? l.W1 : l.W0;
+  if (warps <= 1) return "nullptr";
+  return scratch(c, (cols ? 1LL * l.R : 1LL * l.C) * per_line * warps * bytes, cty);
+}
+
+// A reduction's scalar result (of a rank-1 tensor), held in `cty`.
+Val scalar_result(const Ctx& c, int res, const std::string& cty) {
+  Val v;
+  v.lay = Lay::Scalar;
+  v.elem = c.type(res).name;
+  v.cty = cty;
+  v.storage = res;
+  return v;
+}
+
 // A reduction of two operands (tl.argmax / tl.argmin): the operands zipped into a tile of
 // pairs, reduced as one, unzipped into the two results, all in one block (its locals are
 // the statement's own, so a pipelined copy of it never meets another's names).
@@ -61,22 +93,14 @@ void b_reduce_pair(Lower& L, const ttgir::Op& o, Lowered& out) {
   const std::string t1 = L.val(o.operands[1], o.id).cty;
   zip.cty = "BPair<" + t0 + ", " + t1 + ">";
   const Text fn = combine_fn(L, o, {t0, t1}, zip.cty);
-  const BLayout& l = a0.blay;
-  const ttgir::Attribute* ax = o.attr("axis");
-  const long long axis = ax ? ax->as_int() : -1;
   const bool rank1 = c.type(o.operands[0]).shape.size() == 1;
-  // The scratch holds pairs: two of the wider field (at least sizeof of the pair).
-  const int pair_bytes = 2 * std::max(cty_bytes(t0), cty_bytes(t1));
   Text body = "{ " + blocked_ctype(zip) + " zip; bmap(zip, [](" + t0 + " x, " + t1 +
               " y) { return " + zip.cty + "{x, y}; }, " + adapter(L, o.operands[0], zip, o.id) +
               ", " + adapter(L, o.operands[1], zip, o.id) + "); ";
-  const bool along_cols = rank1 || axis == 1;
-  if (!along_cols && axis != 0) c.fail(o.id, "reduction axis " + S(axis) + " is not implemented");
-  if (along_cols ? l.C < l.ct1() : l.R < l.ct0())
-    c.fail(o.id, "a reduction along a replicated axis is not implemented");
-  const long long scr_pairs = along_cols ? 1LL * l.R * l.W1 : 1LL * l.C * l.W0;
-  const Text scr = (along_cols ? l.W1 : l.W0) > 1 ? scratch(c, scr_pairs * pair_bytes, zip.cty)
-                                                  : Text("nullptr");
+  const bool along_cols = along_columns(c, o, a0.blay, rank1, "reduction");
+  // The scratch holds pairs: two of the wider field (at least sizeof of the pair).
+  const Text scr =
+      warp_scratch(c, a0.blay, along_cols, 1, 2 * std::max(cty_bytes(t0), cty_bytes(t1)), zip.cty);
   const Text tail = fn + ", " + scr + ", " + blocked_bar(c) + "); ";
   Text ref = "red";
   if (rank1) {
@@ -95,10 +119,7 @@ void b_reduce_pair(Lower& L, const ttgir::Op& o, Lowered& out) {
     const char* field = k == 0 ? "a" : "b";
     Val v;
     if (rank1) {
-      v.lay = Lay::Scalar;
-      v.elem = c.type(res).name;
-      v.cty = k == 0 ? t0 : t1;
-      v.storage = res;
+      v = scalar_result(c, res, k == 0 ? t0 : t1);
       out.decls.push_back(decl(v.cty, res, {}, false, c.note(o.id)));
       body += R(res) + " = red." + field + "; ";
     } else {
@@ -125,27 +146,19 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
     c.fail(o.id, "reductions of more than two operands are not implemented");
   const Val& a = L.val(o.operands[0], o.id);
   if (a.lay != Lay::BTile) c.fail(o.id, "reductions of a broadcast view are not implemented");
-  const ttgir::Attribute* ax = o.attr("axis");
-  const long long axis = ax ? ax->as_int() : -1;
   const std::string& T = a.cty;
   const Text fn = combine_fn(L, o, {T}, T);
   const int res = o.results[0];
-  const BLayout& l = a.blay;
   const bool rank1 = c.type(o.operands[0]).shape.size() == 1;
-  if (rank1 || axis == 1) {
-    if (l.C < l.ct1()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
-    const Text scr = l.W1 > 1 ? scratch(c, 1LL * l.R * l.W1 * cty_bytes(T), T) : Text("nullptr");
+  const bool along_cols = along_columns(c, o, a.blay, rank1, "reduction");
+  const Text scr = warp_scratch(c, a.blay, along_cols, 1, cty_bytes(T), T);
+  if (along_cols) {
     if (rank1) {
       out.body.push_back(
           decl(T, res,
                "breduce_all(" + R(a.storage) + ", " + fn + ", " + scr + ", " + blocked_bar(c) + ")",
                true, c.note(o.id)));
-      Val v;
-      v.lay = Lay::Scalar;
-      v.elem = c.type(res).name;
-      v.cty = T;
-      v.storage = res;
-      L.set(res, v);
+      L.set(res, scalar_result(c, res, T));
       return;
     }
     Val v = blocked_val(c, res, o.id);
@@ -156,8 +169,6 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
     L.set(res, v);
     return;
   }
-  if (axis != 0) c.fail(o.id, "reduction axis " + S(axis) + " is not implemented");
-  if (l.R < l.ct0()) c.fail(o.id, "a reduction along a replicated axis is not implemented");
   Val v = blocked_val(c, res, o.id);
   out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));
   if (c.col_partials.count(res) != 0) {
@@ -169,7 +180,6 @@ void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out) {
     L.set(res, v);
     return;
   }
-  const Text scr = l.W0 > 1 ? scratch(c, 1LL * l.C * l.W0 * cty_bytes(T), T) : Text("nullptr");
   out.body.push_back(code("breduce_rows(" + R(res) + ", " + R(a.storage) + ", " + fn + ", " + scr +
                               ", " + blocked_bar(c) + ");",
                           c.note(o.id)));
@@ -197,8 +207,8 @@ void b_scan(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (l.C < l.ct1()) c.fail(o.id, "a scan along a replicated axis is not implemented");
   const std::string& T = a.cty;
   const Text fn = combine_fn(L, o, {T}, T);
-  const Text scr =
-      l.W1 > 1 ? scratch(c, 1LL * l.R * (l.C / l.ct1()) * l.W1 * cty_bytes(T), T) : Text("nullptr");
+  // One total per repetition of the CTA tile along the row.
+  const Text scr = warp_scratch(c, l, true, l.C / l.ct1(), cty_bytes(T), T);
   const int res = o.results[0];
   Val v = blocked_val(c, res, o.id);
   out.decls.push_back(decl(blocked_ctype(v), res, {}, false, c.note(o.id)));

@@ -131,6 +131,13 @@ std::vector<Stmt> Expander::instantiate(std::vector<Stmt> body, const SInst& si,
     for_each_stmt(body, [&](Stmt& st) {
       std::erase_if(st.body, needless);
       std::erase_if(st.else_body, needless);
+      // `if (c) <needless wait> else w` keeps w as `if (!(c)) w`.
+      if (st.kind == Stmt::Kind::If && st.body.empty() && st.else_body.size() == 1 &&
+          st.else_body[0].guard.empty() && st.else_body[0].body.empty()) {
+        Stmt w = std::move(st.else_body[0]);
+        w.guard = "!(" + st.cond + ")";
+        st = std::move(w);
+      }
     });
   }
   return body;

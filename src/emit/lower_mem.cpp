@@ -444,8 +444,12 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
                        (parts > 1 ? " + slice * " + S(box_bytes) + "u" : "") + ";"));
     if (in_loop) {
       // Stores of the previous iteration may still read any slot; box 0 waits for all of them
-      // (their count and slots depend on that iteration), later boxes for box ch - depth.
-      Stmt wait = if_("ch == 0", {bulk_wait(0, true)}, "", {bulk_wait(b->depth - 1, true)});
+      // (their count and slots depend on that iteration; needless in the first one, iter_dep
+      // -1), later boxes for box ch - depth.
+      Stmt previous = bulk_wait(0, true);
+      previous.loop = li;
+      previous.iter_dep = -1;
+      Stmt wait = if_("ch == 0", {previous}, "", {bulk_wait(b->depth - 1, true)});
       wait.one_line = true;
       chunk.push_back(if_("thread_idx_in_warpgroup() == 0", {wait},
                           "slot ch % " + S(b->depth) + " has been read by its last store"));

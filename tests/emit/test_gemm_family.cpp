@@ -301,12 +301,12 @@ TEST(GemmFamily, SplitLoopSharesItsIterationsAndOnlyTheFirstCtaWrites) {
 }
 
 // case7's kernel.py with 128 x 256 tiles (BLOCK_N = 256; tests/emit/wgrad_n256_input.ttgir,
-// scheduled here): a 128-word accumulator per consumer thread, summed across a split cluster by
-// split_sum<256>. The golden compiles for sm_90a with no spills (it spilled 12 B while ptxas
-// unrolled split_sum's peer loop and hoisted its remote loads). No schedule graph is committed:
-// `verify --mutants` would run on it, and two of its mutants are equivalent (the first tile's
-// drain before its first staging box, with no store yet in flight, removed), which the suite
-// counts as missed.
+// scheduled here and committed as tests/emit/wgrad_n256.schedule_graph.json, which the protocol
+// checker's mutation suite also runs on): a 128-word accumulator per consumer thread, summed
+// across a split cluster by split_sum<256>. The golden compiles for sm_90a with no spills (it
+// spilled 12 B while ptxas unrolled split_sum's peer loop and hoisted its remote loads). Its
+// first tile has no store in flight before its first staging box, so that box waits for none:
+// the wait was an equivalent mutant the suite counted as missed.
 TEST(GemmFamily, WideTileWgradSplitSumOfA128WordAccumulator) {
   const std::string text =
       sched2cu::read_file((kRoot / "tests/emit/wgrad_n256_input.ttgir").string());
@@ -314,9 +314,18 @@ TEST(GemmFamily, WideTileWgradSplitSumOfA128WordAccumulator) {
   const auto ks = sched2cu::sched::schedule_kernel(
       sched2cu::ttgir::parse_module(text, "wgrad_n256_input.ttgir"), "wgrad_bias_kernel", t, {});
   const std::string s = emit_cuda(ks.graph, {});
+  const fs::path graph = kRoot / "tests/emit/wgrad_n256.schedule_graph.json";
   const fs::path golden = kRoot / "tests/emit/wgrad_n256.generated.cu";
-  if (std::getenv("SCHED2CU_UPDATE_GOLDEN") != nullptr) sched2cu::write_file_atomic(golden, s);
+  if (std::getenv("SCHED2CU_UPDATE_GOLDEN") != nullptr) {
+    sched2cu::write_file_atomic(graph, sched2cu::sgraph::to_json_text(ks.graph));
+    sched2cu::write_file_atomic(golden, s);
+  }
+  EXPECT_EQ(sched2cu::sgraph::to_json_text(ks.graph), sched2cu::read_file(graph))
+      << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
   EXPECT_EQ(s, sched2cu::read_file(golden)) << "regenerate with SCHED2CU_UPDATE_GOLDEN=1";
+  // The first tile's store (both forms: loop 1 ran or did not) and the later tiles'.
+  EXPECT_EQ(count(s, "if (!(ch == 0)) tma_wait_read<1>();"), 2U);
+  EXPECT_EQ(count(s, "if (ch == 0) tma_wait_read<0>(); else tma_wait_read<1>();"), 2U);
   EXPECT_NE(s.find("wgmma_ss<256, __half, __half, Major::MN, Major::MN>"), std::string::npos);
   EXPECT_NE(s.find("split_sum<256, "), std::string::npos);
 }

@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             #pragma unroll
             for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
               if (thread_idx_in_warpgroup() == 0) {  // slot ch % 2 has been read by its last store
-                if (ch == 0) tma_wait_read<0>(); else tma_wait_read<1>();
+                if (!(ch == 0)) tma_wait_read<1>();
               }
               warpgroup_sync(1 + wg);  // nobody writes the slot before that
               acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, acc_17_54, 0, 64 * ch, 0);
@@ -225,7 +225,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             #pragma unroll
             for (int ch = 0; ch < 4; ++ch) {  // convert to f16 and store 4 TMA boxes
               if (thread_idx_in_warpgroup() == 0) {  // slot ch % 2 has been read by its last store
-                if (ch == 0) tma_wait_read<0>(); else tma_wait_read<1>();
+                if (!(ch == 0)) tma_wait_read<1>();
               }
               warpgroup_sync(1 + wg);  // nobody writes the slot before that
               acc_store_box<__half, 128, 64>(stage + (ch % 2) * 16384u, acc_17_54, 0, 64 * ch, 0);

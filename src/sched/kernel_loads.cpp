@@ -8,6 +8,7 @@
 #include "sched2cu/common/diag.h"
 #include "sched2cu/sched/kernel.h"
 #include "sched2cu/sched/load_path.h"
+#include "sched2cu/ttgir/lift.h"
 
 namespace sched2cu::sched {
 namespace {
@@ -52,10 +53,27 @@ KernelSchedule best_global(const ttgir::Module& m, const std::string& source,
   return std::move(*best);
 }
 
+KernelSchedule schedule_paths(const ttgir::Module& m, const std::string& source,
+                              const ddg::TargetModel& t, const KernelOptions& o);
+
 }  // namespace
 
 KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source,
                                const ddg::TargetModel& t, const KernelOptions& o) {
+  // Pointer tiles that feed an MMA, or hold its result, become tensor-descriptor loads and stores
+  // where provably equal (sched2cu/ttgir/lift.h); the rest of the pipeline sees descriptors.
+  ttgir::Module lifted = m;
+  const auto notes = ttgir::lift_pointer_tiles(lifted, kernel_function(m).name);
+  if (notes.empty()) return schedule_paths(m, source, t, o);
+  KernelSchedule ks = schedule_paths(lifted, source, t, o);
+  ks.notes.insert(ks.notes.begin(), notes.begin(), notes.end());
+  return ks;
+}
+
+namespace {
+
+KernelSchedule schedule_paths(const ttgir::Module& m, const std::string& source,
+                              const ddg::TargetModel& t, const KernelOptions& o) {
   const Function& f = kernel_function(m);
   refuse_pointer_mma_operands(f, source);
   const LoadCandidates c = load_candidates(m, f);
@@ -142,5 +160,7 @@ KernelSchedule schedule_kernel(const ttgir::Module& m, const std::string& source
       (pick_global ? " (plain loads win within 2%: no shared-memory round trip)" : ""));
   return ks;
 }
+
+}  // namespace
 
 }  // namespace sched2cu::sched

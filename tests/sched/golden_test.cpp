@@ -468,21 +468,46 @@ TEST(Kernel, GroupedLaunchOrderGridIsTheTileCount) {
 }
 
 // The Triton tutorial's matmul loads A and B through pointer tiles into shared memory for the
-// MMA: refused at the first such load with what to write instead (before this check the emitter
-// failed later at a blocked layout's make_range, naming neither the load nor a remedy).
-TEST(Kernel, PointerTileMmaOperandIsRefusedAtTheLoad) {
+// MMA and stores C through a masked pointer tile: all three are lifted to tensor maps
+// (sched2cu/ttgir/lift.h), said in the notes, and the lifted kernel schedules as a descriptor
+// GEMM. It was refused at the first load before lifting (and, before that check, failed in the
+// emitter at a blocked layout's make_range).
+TEST(Kernel, PointerTileMmaOperandsAreLiftedToTensorMaps) {
   InRepo here;
   auto t = target();
   auto m = ttgir::parse_file("tests/emit/ptr_matmul_input.ttgir");
   sched::KernelOptions o;
   o.grid = "cdiv(M, 128) * cdiv(N, 256),1,1";
+  const auto ks = sched::schedule_kernel(m, "x", t, o);
+  std::string notes;
+  for (const auto& n : ks.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("ptr_matmul.py:25:20: pointer load lifted to a TMA load of a_ptr"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("ptr_matmul.py:26:20: pointer load lifted to a TMA load of b_ptr"),
+            std::string::npos);
+  EXPECT_NE(notes.find("pointer store lifted to a TMA store of c_ptr"), std::string::npos);
+  // The graph carries the lifted IR: descriptor loads and store, no pointer loads or stores.
+  std::map<std::string, int> ops;
+  for (const auto& op : ks.graph.ir.functions.at(0).ops) ++ops[op.name];
+  EXPECT_EQ(ops["tt.descriptor_load"], 2);
+  EXPECT_EQ(ops["tt.descriptor_store"], 1);
+  EXPECT_EQ(ops["tt.load"] + ops["tt.store"], 0);
+}
+
+// A pointer tile feeding an MMA that cannot be lifted is refused at its load with the reason.
+TEST(Kernel, PointerTileMmaOperandThatCannotBeLiftedIsRefusedAtTheLoad) {
+  InRepo here;
+  auto t = target();
+  auto m = ttgir::parse_file("tests/ttgir/lift/rows_unbounded.ttgir");
   try {
-    sched::schedule_kernel(m, "x", t, o);
+    sched::schedule_kernel(m, "x", t, {});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     const std::string w = e.what();
-    EXPECT_NE(w.find("ptr_matmul_input.ttgir:101:"), std::string::npos) << w;
-    EXPECT_NE(w.find("(from ptr_matmul.py:"), std::string::npos) << w;
+    EXPECT_NE(w.find("rows_unbounded.ttgir:"), std::string::npos) << w;
+    EXPECT_NE(w.find("(from rows_unbounded.py:27:20)"), std::string::npos) << w;
+    EXPECT_NE(w.find("rows have no bound"), std::string::npos) << w;
     EXPECT_NE(w.find("tl.make_tensor_descriptor"), std::string::npos) << w;
   }
 }

@@ -1,0 +1,633 @@
+// Lifting pointer tiles to tensor descriptors (sched2cu/ttgir/lift.h; docs/ttgir.md, "Pointer
+// tiles lifted to descriptors"). The analysis reads a pointer tile as base + Σ_d index_d · stride_d
+// with index_d = [start +] arange(0, n) [% wrap], a mask as a conjunction of `index < bound` per
+// dimension, and a loop-carried pointer's update as a step along one dimension; the rewrite adds
+// a tt.make_tensor_descriptor before the loop and turns the load or store into its descriptor
+// form, then drops the dead pointer arithmetic. Must never lift what it cannot prove equal.
+#include "sched2cu/ttgir/lift.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "sched2cu/ttgir/edit.h"
+#include "sched2cu/ttgir/parser.h"
+
+namespace sched2cu::ttgir {
+namespace {
+
+struct Index {  // [start +] arange(0, n) [% wrap]
+  ValueId start = kNoId;
+  int64_t n = 0;
+  ValueId wrap = kNoId;
+  bool operator==(const Index&) const = default;
+};
+struct Term {  // index along dim, times stride (kNoId: the constant 1)
+  int dim = 0;
+  Index idx;
+  ValueId stride = kNoId;
+};
+struct Cond {  // index along dim < bound
+  int dim = 0;
+  Index idx;
+  ValueId bound = kNoId;
+};
+struct Fail {
+  std::string why;
+};
+
+class Lifter {
+ public:
+  Lifter(Module& m, Function& f) : m_(m), f_(f) {}
+  std::vector<std::string> run();
+
+ private:
+  struct Tile {  // an analyzed load or store
+    OpId op = kNoId;
+    ValueId base = kNoId;
+    ValueId row_stride = kNoId;
+    Index idx[2];
+    ValueId extent[2] = {kNoId, kNoId};
+    int step_dim = -1;  // the dimension a loop-carried pointer advances along
+    ValueId step = kNoId;
+    int64_t step_const = 0;
+    OpId loop = kNoId;
+    std::vector<int64_t> shape;
+    std::string elem;  // the pointee type ("f16")
+    int bits = 0;
+  };
+
+  const Op* def(ValueId v) const { return f_.def_op(v); }
+  std::string name(ValueId v) const { return f_.value(v).name; }
+  std::optional<int64_t> const_int(ValueId v) const;
+  ValueId splat_of(ValueId v) const;
+  Index index(ValueId v) const;
+  void offsets(ValueId v, std::vector<Term>& out) const;
+  ValueId pointer(ValueId v, std::vector<Term>& out) const;
+  void mask(ValueId v, std::vector<Cond>& out) const;
+  void step(Tile& t, ValueId inc) const;
+  void bound(Tile& t, const std::vector<Cond>& conds, bool is_load) const;
+  Tile analyze(OpId op, bool is_load) const;
+  std::vector<OpId> reached_stores(ValueId from, int out_dim, std::vector<std::string>* stop) const;
+  void prove_wraps(const Tile& t, const std::vector<Tile>& stores) const;
+  ValueId constant(OpId before, int64_t v, const std::string& ty);
+  ValueId arith(OpId before, const std::string& op, ValueId a, ValueId b);
+  ValueId coordinate(const Tile& t, int d, OpId before);
+  ValueId descriptor(const Tile& t, OpId before);
+  std::string alias_for(const Tile& t);
+  std::string describe(const Tile& t, bool is_load) const;
+
+  Module& m_;
+  Function& f_;
+  std::map<std::string, ValueId> descs_;
+};
+
+std::optional<int64_t> Lifter::const_int(ValueId v) const {
+  const Op* d = def(v);
+  if (d == nullptr || d->name != "arith.constant") return std::nullopt;
+  const Attribute* a = d->attr("value");
+  if (a == nullptr) return std::nullopt;
+  if (a->kind == Attribute::Kind::Integer) return a->ival;
+  if (a->kind == Attribute::Kind::Dense && a->elems.size() == 1 &&
+      a->elems[0].kind == Attribute::Kind::Integer)
+    return a->elems[0].ival;
+  return std::nullopt;
+}
+
+ValueId Lifter::splat_of(ValueId v) const {
+  const Op* d = def(v);
+  if (d != nullptr && d->name == "tt.splat") return d->operands.at(0);
+  return kNoId;
+}
+
+Index Lifter::index(ValueId v) const {
+  const Op* d = def(v);
+  if (d == nullptr) throw Fail{"the index " + name(v) + " is not computed in the kernel"};
+  if (d->name == "tt.make_range") {
+    const Attribute *st = d->attr("start"), *en = d->attr("end");
+    if (st == nullptr || en == nullptr || st->ival != 0)
+      throw Fail{"a tl.arange that does not start at 0"};
+    return Index{kNoId, en->ival, kNoId};
+  }
+  if (d->name == "arith.addi") {
+    for (int k = 0; k < 2; ++k) {
+      const ValueId s = splat_of(d->operands[k]);
+      if (s == kNoId) continue;
+      Index i = index(d->operands[1 - k]);
+      if (i.start != kNoId || i.wrap != kNoId) break;
+      i.start = s;
+      return i;
+    }
+    throw Fail{"an index that is not `start + tl.arange(0, n)`"};
+  }
+  if (d->name == "arith.remsi") {
+    const ValueId w = splat_of(d->operands[1]);
+    Index i = index(d->operands[0]);
+    if (w == kNoId || i.wrap != kNoId) throw Fail{"an index taken modulo a non-scalar"};
+    i.wrap = w;
+    return i;
+  }
+  throw Fail{"an index computed by " + d->name + " (only start + tl.arange(0, n), % n)"};
+}
+
+void Lifter::offsets(ValueId v, std::vector<Term>& out) const {
+  const Op* d = def(v);
+  if (d == nullptr) throw Fail{"an offset that is not computed in the kernel"};
+  if (d->name == "tt.broadcast") return offsets(d->operands[0], out);
+  if (d->name == "tt.expand_dims") {
+    const Attribute* ax = d->attr("axis");
+    if (ax == nullptr) throw Fail{"expand_dims without an axis"};
+    out.push_back(Term{ax->ival == 1 ? 0 : 1, index(d->operands[0]), kNoId});
+    return;
+  }
+  if (d->name == "arith.muli") {
+    for (int k = 0; k < 2; ++k) {
+      const ValueId s = splat_of(d->operands[k]);
+      if (s == kNoId) continue;
+      std::vector<Term> t;
+      offsets(d->operands[1 - k], t);
+      if (t.size() != 1 || t[0].stride != kNoId) break;
+      t[0].stride = s;
+      out.push_back(t[0]);
+      return;
+    }
+    throw Fail{"an offset multiplied by something other than one scalar stride"};
+  }
+  if (d->name == "arith.addi") {
+    offsets(d->operands[0], out);
+    offsets(d->operands[1], out);
+    return;
+  }
+  throw Fail{"an offset computed by " + d->name};
+}
+
+ValueId Lifter::pointer(ValueId v, std::vector<Term>& out) const {
+  const Op* d = def(v);
+  if (d == nullptr) throw Fail{"the pointer tile is not computed in the kernel"};
+  if (d->name == "tt.splat") {
+    const ValueId b = d->operands[0];
+    if (std::find(f_.args.begin(), f_.args.end(), b) == f_.args.end())
+      throw Fail{"the base pointer " + name(b) + " is not a kernel argument"};
+    return b;
+  }
+  if (d->name == "tt.broadcast") return pointer(d->operands[0], out);
+  if (d->name == "tt.addptr") {
+    const ValueId b = pointer(d->operands[0], out);
+    offsets(d->operands[1], out);
+    return b;
+  }
+  throw Fail{"the pointer tile is computed by " + d->name};
+}
+
+void Lifter::mask(ValueId v, std::vector<Cond>& out) const {
+  const Op* d = def(v);
+  if (d == nullptr) throw Fail{"the mask is not computed in the kernel"};
+  if (d->name == "tt.broadcast") return mask(d->operands[0], out);
+  if (d->name == "arith.andi") {
+    mask(d->operands[0], out);
+    mask(d->operands[1], out);
+    return;
+  }
+  if (d->name == "arith.cmpi") {
+    const Attribute* p = d->attr("predicate");
+    const std::string pred = p == nullptr ? "" : p->text;
+    ValueId lhs = d->operands[0], rhs = d->operands[1];
+    if (pred == "sgt") std::swap(lhs, rhs);
+    const ValueId bound = splat_of(rhs);
+    if ((pred == "slt" || pred == "sgt") && bound != kNoId) {
+      std::vector<Term> t;
+      offsets(lhs, t);
+      if (t.size() == 1 && t[0].stride == kNoId) {
+        out.push_back(Cond{t[0].dim, t[0].idx, bound});
+        return;
+      }
+    }
+  }
+  throw Fail{"a mask term that is not `index < bound` along one dimension"};
+}
+
+// A loop-carried pointer's update `p + inc`: inc = c · stride_d steps dimension d by c; with the
+// columns contiguous, a plain inc steps the columns.
+void Lifter::step(Tile& t, ValueId inc) const {
+  ValueId s = splat_of(inc);
+  if (s == kNoId) {
+    if (const auto c = const_int(inc)) {
+      t.step_dim = 1;
+      t.step_const = *c;
+      return;
+    }
+    throw Fail{"the pointer advances by a tile that is not one scalar"};
+  }
+  const Op* d = def(s);
+  if (d != nullptr && d->name == "arith.muli" && t.row_stride != kNoId)
+    for (int k = 0; k < 2; ++k)
+      if (d->operands[k] == t.row_stride) {
+        t.step_dim = 0;
+        t.step = d->operands[1 - k];
+        return;
+      }
+  if (s == t.row_stride) {
+    t.step_dim = 0;
+    t.step_const = 1;
+    return;
+  }
+  t.step_dim = 1;
+  t.step = s;
+}
+
+// The extent of each dimension: the bound of its mask term, or the modulus of a wrapped index.
+void Lifter::bound(Tile& t, const std::vector<Cond>& conds, bool is_load) const {
+  const ForLoop* L = nullptr;
+  ForLoop loop;
+  if (t.loop != kNoId) {
+    loop = f_.for_loop(t.loop);
+    L = &loop;
+  }
+  for (int d = 0; d < 2; ++d) {
+    const Cond* c = nullptr;
+    for (const auto& x : conds)
+      if (x.dim == d) {
+        if (c != nullptr) throw Fail{"two mask terms bound dimension " + std::to_string(d)};
+        c = &x;
+      }
+    const Index& ix = t.idx[d];
+    if (c == nullptr) {
+      if (ix.wrap == kNoId || !is_load)
+        throw Fail{std::string(d == 0 ? "rows" : "columns") +
+                   " have no bound (a mask `offs < n` or an index `% n`): a tensor map needs "
+                   "the tensor's extent"};
+      t.extent[d] = ix.wrap;
+      continue;
+    }
+    if (ix.wrap != kNoId) throw Fail{"an index both wrapped (% n) and masked"};
+    if (t.step_dim != d) {
+      if (!(c->idx == ix)) throw Fail{"a mask whose index differs from the pointer's"};
+      t.extent[d] = c->bound;
+      continue;
+    }
+    // Stepped dimension: `arange < bound - offset`, the offset this iteration's step sum.
+    const Op* sub = def(c->bound);
+    if (c->idx.start != kNoId || ix.start != kNoId || sub == nullptr || sub->name != "arith.subi" ||
+        L == nullptr)
+      throw Fail{"the mask of the stepped dimension is not `tl.arange(0, n) < bound - k * step`"};
+    const ValueId off = sub->operands[1];
+    const auto same = [&](ValueId a, ValueId b, int64_t bc) {
+      if (a == kNoId) return const_int(b) == bc;
+      return a == b || (const_int(a) && const_int(a) == const_int(b));
+    };
+    const bool lb0 = const_int(L->lb) == 0;
+    bool ok = false;
+    if (const Op* mo = def(off);
+        mo != nullptr && mo->name == "arith.muli" && lb0 && const_int(L->step) == 1)
+      for (int k = 0; k < 2; ++k)
+        ok |= mo->operands[k] == L->iv && same(t.step, mo->operands[1 - k], t.step_const);
+    ok |= off == L->iv && lb0 && same(t.step, L->step, t.step_const);
+    if (!ok) throw Fail{"the mask's offset of the stepped dimension is not the pointer's step sum"};
+    t.extent[d] = sub->operands[0];
+  }
+  for (int d = 0; d < 2; ++d)
+    if (const Op* e = def(t.extent[d]); e != nullptr && f_.enclosing_for(e->id) != kNoId)
+      throw Fail{"the extent " + name(t.extent[d]) + " is computed inside a loop"};
+}
+
+Lifter::Tile Lifter::analyze(OpId op, bool is_load) const {
+  const Op& o = f_.op(op);
+  Tile t;
+  t.op = op;
+  const ValueId ptr = o.operands.at(0);
+  const Type& pt = f_.value(ptr).type;
+  if (pt.kind != Type::Kind::Tensor || pt.shape.size() != 2) throw Fail{"not a 2-D pointer tile"};
+  t.shape = pt.shape;
+  if (pt.element_type().elem.empty()) throw Fail{"not a tile of typed pointers"};
+  t.elem = pt.element_type().elem[0].str();
+  t.bits = pt.element_type().elem[0].bits;
+  std::vector<Term> terms;
+  const Value& pv = f_.value(ptr);
+  ValueId inc = kNoId;
+  if (pv.def_op == kNoId && pv.owner_op != kNoId && f_.op(pv.owner_op).name == "scf.for") {
+    const ForLoop L = f_.for_loop(pv.owner_op);
+    const size_t k = static_cast<size_t>(pv.arg_index - 1);
+    const Op* y = def(L.yielded.at(k));
+    if (y == nullptr || y->name != "tt.addptr" || y->operands[0] != ptr)
+      throw Fail{"the loop-carried pointer is not advanced by `ptrs += step`"};
+    inc = y->operands[1];
+    t.loop = pv.owner_op;
+    t.base = pointer(L.inits.at(k), terms);
+  } else {
+    t.base = pointer(ptr, terms);
+    t.loop = f_.enclosing_for(op);
+  }
+  if (terms.size() != 2 || terms[0].dim == terms[1].dim)
+    throw Fail{"the pointer tile is not `base + rows * stride + cols`"};
+  for (const auto& x : terms) t.idx[x.dim] = x.idx;
+  const Term& rows = terms[0].dim == 0 ? terms[0] : terms[1];
+  const Term& cols = terms[0].dim == 1 ? terms[0] : terms[1];
+  if (cols.stride != kNoId)
+    throw Fail{"the columns' stride is " + name(cols.stride) +
+               ", not the constant 1: a tensor map reads the last dimension contiguous "
+               "(if the tensor is contiguous there, specialize the stride as Triton's JIT does "
+               "for an argument equal to 1: DUMP constexprs {\"" +
+               name(cols.stride) + "\": 1})"};
+  if (rows.stride == kNoId) throw Fail{"the rows' stride is the constant 1"};
+  t.row_stride = rows.stride;
+  if (inc != kNoId) step(t, inc);
+  std::vector<Cond> conds;
+  const size_t mask_at = is_load ? 1 : 2;
+  if (o.operands.size() > mask_at) mask(o.operands[mask_at], conds);
+  if (is_load && o.operands.size() > 2) {
+    const Op* other = def(o.operands[2]);
+    const Attribute* a = other == nullptr ? nullptr : other->attr("value");
+    const bool zero = other != nullptr && other->name == "arith.constant" && a != nullptr &&
+                      a->kind == Attribute::Kind::Dense && a->elems.size() == 1 &&
+                      a->elems[0].as_double() == 0.0;
+    if (!zero) throw Fail{"masked-off elements read a value other than 0 (TMA reads zeros)"};
+  }
+  bound(t, conds, is_load);
+  return t;
+}
+
+// The stores an MMA result reaches through elementwise ops (rows stay rows), or, with `stop`,
+// the first op that is neither.
+std::vector<OpId> Lifter::reached_stores(ValueId from, int, std::vector<std::string>* stop) const {
+  std::vector<OpId> stores;
+  std::vector<ValueId> work{from};
+  std::vector<ValueId> seen;
+  while (!work.empty()) {
+    const ValueId v = work.back();
+    work.pop_back();
+    if (std::find(seen.begin(), seen.end(), v) != seen.end()) continue;
+    seen.push_back(v);
+    for (OpId u : f_.value(v).users) {
+      const Op& o = f_.op(u);
+      const bool elementwise = o.name.rfind("arith.", 0) == 0 || o.name.rfind("math.", 0) == 0 ||
+                               o.name == "ttg.convert_layout" || o.name == "tt.fp_to_fp" ||
+                               o.name == "ttng.warp_group_dot_wait";
+      if (o.name == "ttng.warp_group_dot" && o.operands.size() > 2 && o.operands[2] == v) {
+        work.push_back(o.results.at(0));
+      } else if (o.name == "scf.yield" && o.parent_op != kNoId) {
+        const Op& p = f_.op(o.parent_op);
+        for (size_t k = 0; k < o.operands.size(); ++k)
+          if (o.operands[k] == v && p.name == "scf.for") work.push_back(p.results.at(k));
+      } else if (elementwise) {
+        for (ValueId r : o.results) work.push_back(r);
+      } else if ((o.name == "tt.store" || is_descriptor_store(o.name)) && o.operands.size() > 1 &&
+                 o.operands[o.name == "tt.store" ? 1 : o.operands.size() - 1] == v) {
+        stores.push_back(u);
+      } else if (stop != nullptr) {
+        stop->push_back(o.name);
+      }
+    }
+  }
+  return stores;
+}
+
+// A wrapped index reads other rows instead of zeros past the extent: equal only when those rows
+// reach no output. The MMA result must flow elementwise into stores bounded by the same extent.
+void Lifter::prove_wraps(const Tile& t, const std::vector<Tile>& stores) const {
+  for (int d = 0; d < 2; ++d) {
+    if (t.idx[d].wrap == kNoId) continue;
+    const ValueId loaded = f_.op(t.op).results.at(0);
+    for (OpId a : f_.value(loaded).users) {
+      const Op& alloc = f_.op(a);
+      if (alloc.name != "ttg.local_alloc") throw Fail{"a wrapped tile read by " + alloc.name};
+      for (OpId u : f_.value(alloc.results.at(0)).users) {
+        const Op& dot = f_.op(u);
+        const int operand = dot.operands.at(0) == alloc.results[0]
+                                ? 0
+                                : (dot.operands.at(1) == alloc.results[0] ? 1 : -1);
+        if (dot.name != "ttng.warp_group_dot" || operand < 0)
+          throw Fail{"a wrapped tile read by " + dot.name};
+        const int out_dim = operand == 0 ? 0 : 1;
+        if ((operand == 0 && d != 0) || (operand == 1 && d != 1))
+          throw Fail{
+              "the contraction dimension is wrapped (% n): the wrapped elements would be "
+              "summed"};
+        std::vector<std::string> stop;
+        const auto reached = reached_stores(dot.results.at(0), out_dim, &stop);
+        if (!stop.empty())
+          throw Fail{"rows wrapped by % " + name(t.idx[d].wrap) + " reach " + stop[0] +
+                     " (only elementwise ops and stores bounded by the same extent)"};
+        for (OpId s : reached) {
+          const Tile* st = nullptr;
+          for (const auto& x : stores)
+            if (x.op == s) st = &x;
+          if (st == nullptr || st->extent[out_dim] != t.idx[d].wrap ||
+              st->idx[out_dim].start != t.idx[d].start)
+            throw Fail{"a store of the MMA result is not bounded by " + name(t.idx[d].wrap) +
+                       " along the wrapped dimension"};
+        }
+      }
+    }
+  }
+}
+
+ValueId Lifter::constant(OpId before, int64_t v, const std::string& ty) {
+  Op c;
+  c.name = "arith.constant";
+  Attribute a;
+  a.kind = Attribute::Kind::Integer;
+  a.ival = v;
+  a.text = std::to_string(v);
+  a.type = {parse_type(ty, "lifted constant")};
+  c.attrs.emplace_back("value", a);
+  c.loc = f_.op(before).loc;
+  const OpId id = insert_before(f_, before, c, "c" + std::to_string(v) + "_" + ty, a.type[0]);
+  return f_.op(id).results.at(0);
+}
+
+ValueId Lifter::arith(OpId before, const std::string& op, ValueId a, ValueId b) {
+  Op o;
+  o.name = op;
+  o.operands = {a, b};
+  o.loc = f_.op(before).loc;
+  const OpId id = insert_before(f_, before, o, name(a) + "_lift", f_.value(a).type);
+  return f_.op(id).results.at(0);
+}
+
+// start_d + ((iv - lb) / step) * step_d, inserted before `before`.
+ValueId Lifter::coordinate(const Tile& t, int d, OpId before) {
+  ValueId c = t.idx[d].start;
+  if (t.step_dim == d) {
+    const ForLoop L = f_.for_loop(t.loop);
+    ValueId it = L.iv;
+    if (const_int(L.lb) != 0) it = arith(before, "arith.subi", it, L.lb);
+    if (const_int(L.step) != 1) it = arith(before, "arith.divsi", it, L.step);
+    const ValueId s = t.step != kNoId ? t.step : constant(before, t.step_const, "i32");
+    const ValueId off = arith(before, "arith.muli", it, s);
+    c = c == kNoId ? off : arith(before, "arith.addi", c, off);
+  }
+  return c == kNoId ? constant(before, 0, "i32") : c;
+}
+
+std::string Lifter::alias_for(const Tile& t) {
+  const int bits = t.bits;
+  const int64_t row_bytes = t.shape[1] * bits / 8;
+  const int swz = row_bytes >= 128 ? 128 : row_bytes >= 64 ? 64 : row_bytes >= 32 ? 32 : 0;
+  if (swz == 0) throw Fail{"rows of " + std::to_string(row_bytes) + " B (a TMA box row needs 32)"};
+  std::string key = "shared_lift_" + std::to_string(swz) + "_" + std::to_string(bits);
+  for (const auto& [k, v] : m_.aliases)
+    if (k == key) return key;
+  m_.aliases.emplace_back(
+      key,
+      parse_attribute("#ttg.nvmma_shared<{swizzlingByteWidth = " + std::to_string(swz) +
+                          ", transposed = false, elementBitWidth = " + std::to_string(bits) + "}>",
+                      "lifted shared layout"));
+  return key;
+}
+
+// One descriptor per base, extents, stride and box, made before the outermost op holding `before`.
+ValueId Lifter::descriptor(const Tile& t, OpId before) {
+  OpId top = before;
+  while (f_.op(top).parent_op != kNoId) top = f_.op(top).parent_op;
+  const std::string alias = alias_for(t);
+  const std::string& elem = t.elem;
+  const std::string key = std::to_string(t.base) + "/" + std::to_string(t.extent[0]) + "/" +
+                          std::to_string(t.extent[1]) + "/" + std::to_string(t.row_stride) + "/" +
+                          std::to_string(t.shape[0]) + "x" + std::to_string(t.shape[1]);
+  if (auto it = descs_.find(key); it != descs_.end()) return it->second;
+  Op ext;
+  ext.name = "arith.extsi";
+  ext.operands = {t.row_stride};
+  ext.loc = f_.op(t.op).loc;
+  const ValueId stride64 = f_.op(insert_before(f_, top, ext, name(t.row_stride) + "_i64",
+                                               parse_type("i64", "lifted stride")))
+                               .results.at(0);
+  const ValueId one = constant(top, 1, "i64");
+  Op mk;
+  mk.name = "tt.make_tensor_descriptor";
+  mk.operands = {t.base, t.extent[0], t.extent[1], stride64, one};
+  mk.operand_segments = {1, 2, 2};
+  mk.loc = f_.op(t.op).loc;
+  const Type dt = parse_type("!tt.tensordesc<tensor<" + std::to_string(t.shape[0]) + "x" +
+                                 std::to_string(t.shape[1]) + "x" + elem + ", #" + alias + ">>",
+                             "lifted descriptor");
+  const ValueId d = f_.op(insert_before(f_, top, mk, name(t.base) + "_desc", dt)).results.at(0);
+  descs_[key] = d;
+  return d;
+}
+
+std::string Lifter::describe(const Tile& t, bool is_load) const {
+  const Op& o = f_.op(t.op);
+  std::string s = (o.loc.src.known() ? o.loc.src.str() : o.loc.ir.str()) + ": pointer " +
+                  (is_load ? "load" : "store") + " lifted to a TMA " +
+                  (is_load ? "load" : "store") + " of " + name(t.base) + " as [" +
+                  name(t.extent[0]) + ", " + name(t.extent[1]) + "] (row stride " +
+                  name(t.row_stride) + "), box " + std::to_string(t.shape[0]) + "x" +
+                  std::to_string(t.shape[1]);
+  if (t.step_dim >= 0)
+    s += ", stepping the " + std::string(t.step_dim == 0 ? "rows" : "columns") + " by " +
+         (t.step == kNoId     ? std::to_string(t.step_const)
+          : const_int(t.step) ? std::to_string(*const_int(t.step))
+                              : name(t.step)) +
+         " per iteration";
+  for (int d = 0; d < 2; ++d)
+    if (t.idx[d].wrap != kNoId)
+      s += "; " + std::string(d == 0 ? "rows" : "columns") + " wrapped by % " +
+           name(t.idx[d].wrap) + " read zeros instead (they reach only stores bounded by it)";
+  return s;
+}
+
+std::vector<std::string> Lifter::run() {
+  // Loads feeding an MMA operand (through local_alloc, maybe transposed); stores of MMA results.
+  std::vector<OpId> loads, stores;
+  for (const Op& o : f_.ops) {
+    if (o.name == "ttng.warp_group_dot")
+      for (OpId s : reached_stores(o.results.at(0), 0, nullptr))
+        if (f_.op(s).name == "tt.store" &&
+            std::find(stores.begin(), stores.end(), s) == stores.end())
+          stores.push_back(s);
+    if (o.name != "tt.load" || o.results.size() != 1 ||
+        f_.value(o.results[0]).type.shape.size() != 2)
+      continue;
+    for (OpId u : f_.value(o.results[0]).users) {
+      const Op& a = f_.op(u);
+      if (a.name != "ttg.local_alloc" || a.results.empty()) continue;
+      for (OpId r : f_.value(a.results[0]).users) {
+        const std::string& n = f_.op(r).name;
+        if (n == "ttg.memdesc_trans")
+          throw Error(o.loc.ir,
+                      "schedule: a pointer tile loaded for an MMA and transposed "
+                      "(tl.trans / .T) is not lifted to a TMA load: load it with "
+                      "tl.make_tensor_descriptor(...).load(...)");
+        if (n == "ttng.warp_group_dot" &&
+            std::find(loads.begin(), loads.end(), o.id) == loads.end())
+          loads.push_back(o.id);
+      }
+    }
+  }
+  if (loads.empty() && stores.empty()) return {};
+  const auto fail = [&](OpId op, const Fail& e, bool is_load) {
+    const Op& o = f_.op(op);
+    std::string msg =
+        "schedule: a tile " + std::string(is_load ? "loaded" : "stored") + " through pointers";
+    if (o.loc.src.known()) msg += " (from " + o.loc.src.str() + ")";
+    msg += std::string(is_load ? " is an operand of an MMA" : " holds an MMA result") +
+           " and cannot be lifted to a tensor map: " + e.why +
+           "; load or store it with tl.make_tensor_descriptor(...) instead";
+    return Error(o.loc.ir, msg);
+  };
+  std::vector<Tile> lt, st;
+  for (OpId s : stores) {
+    try {
+      st.push_back(analyze(s, false));
+    } catch (const Fail& e) {
+      throw fail(s, e, false);
+    }
+  }
+  for (OpId l : loads) {
+    try {
+      lt.push_back(analyze(l, true));
+      prove_wraps(lt.back(), st);
+    } catch (const Fail& e) {
+      throw fail(l, e, true);
+    }
+  }
+  std::vector<std::string> notes;
+  try {
+    for (auto& t : lt) {
+      notes.push_back(describe(t, true));
+      const ValueId d = descriptor(t, t.op);
+      const ValueId r = coordinate(t, 0, t.op), c = coordinate(t, 1, t.op);
+      Op& o = f_.ops[static_cast<size_t>(t.op)];
+      o.name = "tt.descriptor_load";
+      o.operands = {d, r, c};
+      o.operand_segments = {1, 2};
+      o.attrs.clear();
+      // Shared memory now holds the tile as TMA writes it: the columns contiguous.
+      const std::string alias = alias_for(t);
+      for (OpId u : f_.value(o.results.at(0)).users)
+        if (f_.op(u).name == "ttg.local_alloc") {
+          Type& mt = f_.values[static_cast<size_t>(f_.op(u).results.at(0))].type;
+          Attribute a;
+          a.kind = Attribute::Kind::Alias;
+          a.text = alias;
+          mt.encoding = {a};
+        }
+    }
+    for (auto& t : st) {
+      notes.push_back(describe(t, false));
+      const ValueId d = descriptor(t, t.op);
+      const ValueId r = coordinate(t, 0, t.op), c = coordinate(t, 1, t.op);
+      Op& o = f_.ops[static_cast<size_t>(t.op)];
+      const ValueId v = o.operands.at(1);
+      o.name = "tt.descriptor_store";
+      o.operands = {d, r, c, v};
+      o.operand_segments = {1, 2, 1};
+      o.attrs.clear();
+    }
+  } catch (const Fail& e) {
+    throw Error(f_.loc.ir, "schedule: lifting pointer tiles: " + e.why);
+  }
+  remove_dead_code(f_);
+  return notes;
+}
+
+}  // namespace
+
+std::vector<std::string> lift_pointer_tiles(Module& m, const std::string& kernel) {
+  for (auto& f : m.functions)
+    if (f.name == kernel) return Lifter(m, f).run();
+  return {};
+}
+
+}  // namespace sched2cu::ttgir

@@ -1,0 +1,123 @@
+// Tests of lifting pointer tiles to tensor descriptors (sched2cu/ttgir/lift.h) and of the IR edits
+// it relies on (edit.h): Triton's tutorial matmul lifted whole, the IR invariants after the edit,
+// and each way a pointer tile feeding an MMA is refused, with its reason at the op's location.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sched2cu/common/file_util.h"
+#include "sched2cu/ttgir/edit.h"
+#include "sched2cu/ttgir/json.h"
+#include "sched2cu/ttgir/lift.h"
+#include "test_common.h"
+
+namespace sched2cu::ttgir {
+namespace {
+
+const std::string kRoot = SCHED2CU_SOURCE_DIR;
+
+Module load(const std::string& rel) { return parse_module(read_file(kRoot + "/" + rel), rel); }
+
+// Every id is its index, every cross reference points back, users are exact and in order.
+void expect_consistent(const Function& f) {
+  for (size_t i = 0; i < f.ops.size(); ++i) {
+    const Op& o = f.ops[i];
+    ASSERT_EQ(o.id, static_cast<OpId>(i));
+    for (size_t k = 0; k < o.results.size(); ++k) {
+      EXPECT_EQ(f.value(o.results[k]).def_op, o.id);
+      EXPECT_EQ(f.value(o.results[k]).result_index, static_cast<int>(k));
+    }
+    for (ValueId v : o.operands) {
+      const auto& us = f.value(v).users;
+      EXPECT_NE(std::find(us.begin(), us.end(), o.id), us.end()) << o.name;
+      // Defined before use: a result of an earlier op, or an argument of an enclosing block.
+      const OpId d = f.value(v).def_op;
+      if (d != kNoId) EXPECT_LT(d, o.id) << o.name << " reads " << f.value(v).name;
+    }
+  }
+  for (size_t i = 0; i < f.values.size(); ++i) EXPECT_EQ(f.values[i].id, static_cast<ValueId>(i));
+}
+
+TEST(Lift, TutorialMatmulBecomesDescriptorLoadsAndStore) {
+  Module m = load("tests/harness/gpu_cases/matmul_tutorial/pre_modulo.ttgir");
+  const auto notes = lift_pointer_tiles(m, "matmul_kernel");
+  ASSERT_EQ(notes.size(), 3U);
+  EXPECT_NE(notes[0].find("kernel.py:30:20: pointer load lifted to a TMA load of a_ptr as [M, K] "
+                          "(row stride stride_am), box 128x64, stepping the columns by 64"),
+            std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[0].find("rows wrapped by % M"), std::string::npos);
+  EXPECT_NE(notes[1].find("b_ptr as [K, N] (row stride stride_bk), box 64x256, stepping the rows "
+                          "by 64 per iteration; columns wrapped by % N"),
+            std::string::npos)
+      << notes[1];
+  EXPECT_NE(notes[2].find("pointer store lifted to a TMA store of c_ptr as [M, N]"),
+            std::string::npos)
+      << notes[2];
+  const Function& f = m.functions.at(0);
+  expect_consistent(f);
+  const auto n = test::op_counts(f);
+  EXPECT_EQ(n.count("tt.load"), 0U);
+  EXPECT_EQ(n.count("tt.store"), 0U);
+  EXPECT_EQ(n.count("tt.addptr"), 0U);  // the pointer arithmetic is gone with the pointers
+  EXPECT_EQ(n.at("tt.make_tensor_descriptor"), 3);
+  EXPECT_EQ(n.at("tt.descriptor_load"), 2);
+  EXPECT_EQ(n.at("tt.descriptor_store"), 1);
+  // The loop carries the accumulator only (the pointer tiles were loop-carried).
+  const ForLoop L = f.for_loop(f.for_ops().at(0));
+  ASSERT_EQ(L.iter_args.size(), 1U);
+  EXPECT_EQ(f.value(L.iter_args[0]).type.element_type().name, "f32");
+  // Shared memory holds each operand as TMA writes it: columns contiguous.
+  for (const Op& o : f.ops)
+    if (o.name == "ttg.local_alloc")
+      EXPECT_EQ(m.encoding_param(f.value(o.results[0]).type, "transposed")->ival, 0);
+  // The lifted module survives a JSON round trip (the schedule graph embeds it).
+  EXPECT_EQ(module_from_json(nlohmann::json::parse(to_json(m).dump())), m);
+}
+
+TEST(Lift, NothingToLiftLeavesTheModuleAlone) {
+  Module m = load("examples/case1_simple_gemm/pre_modulo.ttgir");
+  const Module before = m;
+  EXPECT_TRUE(lift_pointer_tiles(m, m.functions.at(0).name).empty());
+  EXPECT_EQ(m, before);
+}
+
+struct Refusal {
+  const char* file;
+  const char* where;
+  const char* why;
+};
+
+class LiftRefuses : public ::testing::TestWithParam<Refusal> {};
+
+TEST_P(LiftRefuses, WithTheReasonAtTheOp) {
+  const Refusal r = GetParam();
+  Module m = load(std::string("tests/ttgir/lift/") + r.file);
+  try {
+    lift_pointer_tiles(m, "matmul_kernel");
+    FAIL() << "lifted " << r.file;
+  } catch (const Error& e) {
+    const std::string s = e.what();
+    EXPECT_NE(s.find(r.where), std::string::npos) << s;
+    EXPECT_NE(s.find(r.why), std::string::npos) << s;
+    EXPECT_NE(s.find("tl.make_tensor_descriptor"), std::string::npos) << s;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lift, LiftRefuses,
+    ::testing::Values(
+        // A stride only known at launch: a tensor map needs the last dimension contiguous.
+        Refusal{"runtime_stride.ttgir", "(from runtime_stride.py:",
+                "not the constant 1: a tensor map reads the last dimension contiguous"},
+        // No mask and no `% M`: the tensor's extent is unknown.
+        Refusal{"rows_unbounded.ttgir", "(from rows_unbounded.py:27:20)", "rows have no bound"},
+        // Wrapped rows summed by a column reduction: zeros there would change the sums.
+        Refusal{"wrap_reduced.ttgir", "(from wrap_reduced.py:27:20)",
+                "rows wrapped by % M reach tt.reduce"},
+        // The contraction dimension wrapped: the wrapped elements are summed.
+        Refusal{"k_wrapped.ttgir", "(from k_wrapped.py:27:20)",
+                "the contraction dimension is wrapped"}));
+
+}  // namespace
+}  // namespace sched2cu::ttgir

@@ -134,6 +134,10 @@ void Lifter::offsets(ValueId v, std::vector<Term>& out) const {
   const Op* d = def(v);
   if (d == nullptr) throw Fail{"an offset that is not computed in the kernel"};
   if (d->name == "tt.broadcast") return offsets(d->operands[0], out);
+  if (d->name == "tt.splat") {  // a scalar added to every element (dim -1)
+    out.push_back(Term{-1, Index{d->operands[0], 0, kNoId}, kNoId});
+    return;
+  }
   if (d->name == "tt.expand_dims") {
     const Attribute* ax = d->attr("axis");
     if (ax == nullptr) throw Fail{"expand_dims without an axis"};
@@ -197,7 +201,14 @@ void Lifter::mask(ValueId v, std::vector<Cond>& out) const {
     if ((pred == "slt" || pred == "sgt") && bound != kNoId) {
       std::vector<Term> t;
       offsets(lhs, t);
-      if (t.size() == 1 && t[0].stride == kNoId) {
+      // `index + scalar`: the scalar starts the index (one that has no start of its own).
+      if (t.size() == 2 && t[0].dim < 0) std::swap(t[0], t[1]);
+      if (t.size() == 2 && t[1].dim < 0 && t[0].dim >= 0 && t[0].idx.start == kNoId &&
+          t[0].idx.wrap == kNoId) {
+        t[0].idx.start = t[1].idx.start;
+        t.pop_back();
+      }
+      if (t.size() == 1 && t[0].dim >= 0 && t[0].stride == kNoId) {
         out.push_back(Cond{t[0].dim, t[0].idx, bound});
         return;
       }
@@ -265,25 +276,34 @@ void Lifter::bound(Tile& t, const std::vector<Cond>& conds, bool is_load) const 
       t.extent[d] = c->bound;
       continue;
     }
-    // Stepped dimension: `arange < bound - offset`, the offset this iteration's step sum.
-    const Op* sub = def(c->bound);
-    if (c->idx.start != kNoId || ix.start != kNoId || sub == nullptr || sub->name != "arith.subi" ||
-        L == nullptr)
-      throw Fail{"the mask of the stepped dimension is not `tl.arange(0, n) < bound - k * step`"};
-    const ValueId off = sub->operands[1];
+    // Stepped dimension: `arange < bound - offset` or `arange + offset < bound`, the offset
+    // this iteration's step sum.
+    if (L == nullptr || ix.start != kNoId)
+      throw Fail{"a stepped dimension whose index does not start at 0"};
     const auto same = [&](ValueId a, ValueId b, int64_t bc) {
       if (a == kNoId) return const_int(b) == bc;
       return a == b || (const_int(a) && const_int(a) == const_int(b));
     };
     const bool lb0 = const_int(L->lb) == 0;
-    bool ok = false;
-    if (const Op* mo = def(off);
-        mo != nullptr && mo->name == "arith.muli" && lb0 && const_int(L->step) == 1)
-      for (int k = 0; k < 2; ++k)
-        ok |= mo->operands[k] == L->iv && same(t.step, mo->operands[1 - k], t.step_const);
-    ok |= off == L->iv && lb0 && same(t.step, L->step, t.step_const);
-    if (!ok) throw Fail{"the mask's offset of the stepped dimension is not the pointer's step sum"};
-    t.extent[d] = sub->operands[0];
+    const auto step_sum = [&](ValueId off) {
+      bool ok = off == L->iv && lb0 && same(t.step, L->step, t.step_const);
+      if (const Op* mo = def(off);
+          mo != nullptr && mo->name == "arith.muli" && lb0 && const_int(L->step) == 1)
+        for (int k = 0; k < 2; ++k)
+          ok |= mo->operands[k] == L->iv && same(t.step, mo->operands[1 - k], t.step_const);
+      return ok;
+    };
+    const Op* sub = def(c->bound);
+    if (c->idx.start == kNoId && sub != nullptr && sub->name == "arith.subi" &&
+        step_sum(sub->operands[1])) {
+      t.extent[d] = sub->operands[0];
+    } else if (c->idx.start != kNoId && step_sum(c->idx.start)) {
+      t.extent[d] = c->bound;
+    } else {
+      throw Fail{
+          "the mask of the stepped dimension is not `tl.arange(0, n) < bound - k * step` "
+          "or `tl.arange(0, n) + k * step < bound`"};
+    }
   }
   for (int d = 0; d < 2; ++d)
     if (const Op* e = def(t.extent[d]); e != nullptr && f_.enclosing_for(e->id) != kNoId)
@@ -317,7 +337,7 @@ Lifter::Tile Lifter::analyze(OpId op, bool is_load) const {
     t.base = pointer(ptr, terms);
     t.loop = f_.enclosing_for(op);
   }
-  if (terms.size() != 2 || terms[0].dim == terms[1].dim)
+  if (terms.size() != 2 || terms[0].dim < 0 || terms[1].dim < 0 || terms[0].dim == terms[1].dim)
     throw Fail{"the pointer tile is not `base + rows * stride + cols`"};
   for (const auto& x : terms) t.idx[x.dim] = x.idx;
   const Term& rows = terms[0].dim == 0 ? terms[0] : terms[1];

@@ -75,6 +75,26 @@ TEST(Lift, TutorialMatmulBecomesDescriptorLoadsAndStore) {
   EXPECT_EQ(module_from_json(nlohmann::json::parse(to_json(m).dump())), m);
 }
 
+// The other ways users write the same loads: both dimensions masked (no wrap), the mask as
+// `offs_k + k < K` over `range(0, K, BLOCK_K)`, the pointers recomputed each iteration.
+class LiftAccepts : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LiftAccepts, EveryLoadAndStore) {
+  Module m = load(std::string("tests/ttgir/lift/") + GetParam());
+  const auto notes = lift_pointer_tiles(m, "matmul_kernel");
+  ASSERT_EQ(notes.size(), 3U);
+  const Function& f = m.functions.at(0);
+  expect_consistent(f);
+  const auto n = test::op_counts(f);
+  EXPECT_EQ(n.count("tt.load") + n.count("tt.store") + n.count("tt.addptr"), 0U);
+  EXPECT_EQ(n.at("tt.descriptor_load"), 2);
+  EXPECT_EQ(f.for_loop(f.for_ops().at(0)).iter_args.size(), 1U);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lift, LiftAccepts,
+                         ::testing::Values("both_masks.ttgir", "offset_mask.ttgir",
+                                           "recomputed.ttgir"));
+
 TEST(Lift, NothingToLiftLeavesTheModuleAlone) {
   Module m = load("examples/case1_simple_gemm/pre_modulo.ttgir");
   const Module before = m;

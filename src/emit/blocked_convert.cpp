@@ -27,7 +27,8 @@ bool relayoutable(const Lower& L, int value, int depth) {
   const std::string& n = d->name;
   const bool ok = n == "tt.make_range" || n == "ttg.convert_layout" || n == "tt.addptr" ||
                   n == "arith.addi" || n == "arith.subi" || n == "arith.muli" ||
-                  n == "arith.cmpi" || n == "arith.extf" || n == "arith.truncf" || n == "tt.load";
+                  n == "arith.cmpi" || n == "arith.extf" || n == "arith.truncf" || n == "tt.load" ||
+                  n == "tt.expand_dims";
   if (!ok) return false;
   for (int v : d->operands)
     if (!relayoutable(L, v, depth + 1)) return false;
@@ -45,6 +46,13 @@ Text relayout(Lower& L, int value, const Val& target, std::vector<Stmt>& out, st
     return "bsplat(" + (v.lay == Lay::Scalar ? R(v.storage) : splat_text(v)) + ")";
   const ttgir::Op& d = *c.f.def_op(value);
   if (d.name == "ttg.convert_layout") return relayout(L, d.operands.at(0), target, out, done);
+  if (d.name == "tt.expand_dims") {
+    // A [1, N] view holds its column vector: recomputed as that vector (convert_column_view).
+    const ttgir::Attribute* ax = d.attr("axis");
+    if (target.lay != Lay::BCol || ax == nullptr || ax->as_int() != 0)
+      c.fail(d.id, "internal: a view recomputed outside a column vector");
+    return relayout(L, d.operands.at(0), target, out, done);
+  }
   Val t = target;
   t.cty = elem_ctype(c, c.type(value).element_type(), d.id);
   const std::string name = c.ident(value) + "_as_" + c.ident(target.storage);
@@ -94,6 +102,49 @@ void through_scratch(Lower& L, const ttgir::Op& o, Val d, const Val& a, const ch
   L.set(res, d);
 }
 
+// Whether `value` is a [1, N] view of a column vector: an expand_dims along axis 0, maybe cast
+// or converted since (Triton materializes the view as a one-row tile after a cast).
+bool column_view(const Ctx& c, int value) {
+  for (const ttgir::Op* d = c.f.def_op(value); d != nullptr; d = c.f.def_op(d->operands.at(0))) {
+    if (d->name == "tt.expand_dims") {
+      const ttgir::Attribute* ax = d->attr("axis");
+      return ax != nullptr && ax->as_int() == 0;
+    }
+    if (d->name != "ttg.convert_layout" && d->name != "arith.extf" && d->name != "arith.truncf")
+      return false;
+  }
+  return false;
+}
+
+// A [1, N] view of a column vector (expand_dims of a 1-D load chain at function scope, the bias
+// a GEMM epilogue reads through pointers, maybe cast) converted to another [1, N] layout, blocked
+// or the accumulator's: the chain is recomputed (reloaded) in the new layout's column slice and
+// viewed again. Triton routes such a bias through blocked layouts when the kernel stores through
+// pointers; the values are the same per column whatever the layout.
+void convert_column_view(Lower& L, const ttgir::Op& o, Val d, Lowered& out) {
+  Ctx& c = L.c;
+  const int res = o.results.at(0);
+  if (d.lay != Lay::BTile || d.blay.R != 1 || c.loop_of_op(o.id) >= 0 ||
+      !relayoutable(L, o.operands.at(0), 0))
+    c.fail(o.id,
+           "layout conversion of a broadcast view is implemented for [1, N] views of a column "
+           "vector loaded at function scope");
+  Val col = d;  // the column slice of the target layout: one CTA tile of rows, as blocked_val
+  col.lay = Lay::BCol;
+  col.blay.R = col.blay.ct0();
+  col.cty = elem_ctype(c, c.type(res).element_type(), o.id);
+  col.storage = res;
+  std::set<int> done;
+  const Text r = relayout(L, o.operands.at(0), col, out.body, done);
+  const std::string t = render(r, [&](int x, int) { return c.ident(x); });
+  out.decls.push_back(decl(blocked_ctype(col), res, {}, false, c.note(o.id)));
+  out.body.push_back(
+      code(R(res) + " = " + t.substr(t.find('(') + 1, t.size() - t.find('(') - 2) + ";",
+           c.note(o.id) + ": the column vector recomputed in the new layout"));
+  col.lay = Lay::BColB;
+  L.set(res, col);
+}
+
 }  // namespace
 
 void b_trans(Lower& L, const ttgir::Op& o, Lowered&) {
@@ -125,8 +176,10 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
     if (d.lay != Lay::BTile) c.fail(o.id, "a transposed tile converts only to a blocked tile");
     return through_scratch(L, o, d, a, "btranspose", "the transpose, through shared memory", out);
   }
-  if (a.lay == Lay::BRowB || a.lay == Lay::BColB)
-    c.fail(o.id, "layout conversion of a broadcast view is not implemented");
+  if (a.lay == Lay::BColB || column_view(c, o.operands.at(0)))
+    return convert_column_view(L, o, d, out);
+  if (a.lay == Lay::BRowB)
+    c.fail(o.id, "layout conversion of a broadcast row view is not implemented");
   if (!is_blocked_lay(a.lay)) c.fail(o.id, "conversion between these layouts is not implemented");
   d.contig = a.contig;
   d.uniform_cols = a.uniform_cols && d.lay == a.lay;

@@ -354,3 +354,17 @@ TEST(BlockedEmit, ScanAlongARowAndRowPointersRecomputedAtTheStore) {
   // The row offset of the store's own iteration, nine stages behind the load's.
   EXPECT_NE(s.find("x_1_11 = (v0_5 + (k0 - 9) * v1_6) * n_cols;"), std::string::npos);
 }
+
+// The matmul tutorial with a bias epilogue, C stored through pointers: Triton routes the bias
+// through blocked [1, N] tiles (expand_dims, convert, extf, convert to the accumulator's layout).
+// Each conversion of that column view reloads the bias in the new layout's column slice; the
+// accumulator adds it through mcol_bcast. emit refused the first conversion ("layout conversion
+// of a broadcast view is not implemented").
+TEST(BlockedEmit, BiasColumnViewConvertedThroughBlockedLayoutsIsReloaded) {
+  const std::string s =
+      emitted(kRoot / "tests/harness/gpu_cases/matmul_tutorial_bias/schedule_graph.json");
+  EXPECT_NE(s.find("ttg.convert_layout: the column vector recomputed in the new layout"),
+            std::string::npos);
+  EXPECT_NE(s.find("mcol_bcast("), std::string::npos);
+  EXPECT_EQ(s.find("bconvert("), std::string::npos);  // no pass through shared memory
+}

@@ -114,10 +114,16 @@ std::string lower_host(Ctx& c, const std::string& kname) {
       if (p.value == mk.operands[0]) ptr = "arg_" + p.name;
     if (base != nullptr || ptr.empty())
       c.fail(op, "descriptor base must be a kernel pointer argument");
-    if (host_expr(c, mk.operands[2 * rank], op) != "(1)" &&
-        host_expr(c, mk.operands[2 * rank], op) != "(1LL)")
-      c.fail(op, "innermost stride must be the constant 1");
+    const std::string inner = host_expr(c, mk.operands[2 * rank], op);
+    const bool inner_one = inner == "(1)" || inner == "(1LL)";
+    if (!inner_one && !host_computable(c, mk.operands[2 * rank]))
+      c.fail(op,
+             "innermost stride must be 1: the constant, or kernel arguments the launcher checks");
     o += "  CUtensorMap " + d.map + ";  // " + c.note(op) + "\n  {\n";
+    // A tensor map reads its last dimension contiguous: a stride given at launch must be 1
+    // (Triton asserts the same of a descriptor; a pointer tile lifted to one needs it).
+    if (!inner_one)
+      o += "    if (" + inner + " != 1) return cudaErrorInvalidValue;  // innermost stride\n";
     // TMA needs a 16-byte aligned global base: a bad pointer is the caller's error, not the
     // driver's (cuTensorMapEncodeTiled would report it as a failed API call).
     o += "    if (";

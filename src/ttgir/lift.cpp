@@ -102,7 +102,8 @@ ValueId Lifter::descriptor(const Tile& t, OpId before) {
   const std::string& elem = t.elem;
   const std::string key = std::to_string(t.base) + "/" + std::to_string(t.extent[0]) + "/" +
                           std::to_string(t.extent[1]) + "/" + std::to_string(t.row_stride) + "/" +
-                          std::to_string(t.shape[0]) + "x" + std::to_string(t.shape[1]);
+                          std::to_string(t.col_stride) + "/" + std::to_string(t.shape[0]) + "x" +
+                          std::to_string(t.shape[1]);
   if (auto it = descs_.find(key); it != descs_.end()) return it->second;
   Op ext;
   ext.name = "arith.extsi";
@@ -111,10 +112,21 @@ ValueId Lifter::descriptor(const Tile& t, OpId before) {
   const ValueId stride64 = f_.op(insert_before(f_, top, ext, name(t.row_stride) + "_i64",
                                                parse_type("i64", "lifted stride")))
                                .results.at(0);
-  const ValueId one = constant(top, 1, "i64");
+  ValueId inner = kNoId;  // the constant 1, or the launch-time column stride the launcher checks
+  if (t.col_stride == kNoId) {
+    inner = constant(top, 1, "i64");
+  } else {
+    Op ext1;
+    ext1.name = "arith.extsi";
+    ext1.operands = {t.col_stride};
+    ext1.loc = f_.op(t.op).loc;
+    inner = f_.op(insert_before(f_, top, ext1, name(t.col_stride) + "_i64",
+                                parse_type("i64", "lifted stride")))
+                .results.at(0);
+  }
   Op mk;
   mk.name = "tt.make_tensor_descriptor";
-  mk.operands = {t.base, t.extent[0], t.extent[1], stride64, one};
+  mk.operands = {t.base, t.extent[0], t.extent[1], stride64, inner};
   mk.operand_segments = {1, 2, 2};
   mk.loc = f_.op(t.op).loc;
   const Type dt = parse_type("!tt.tensordesc<tensor<" + std::to_string(t.shape[0]) + "x" +
@@ -131,8 +143,11 @@ std::string Lifter::describe(const Tile& t, bool is_load) const {
                   (is_load ? "load" : "store") + " lifted to a TMA " +
                   (is_load ? "load" : "store") + " of " + name(t.base) + " as [" +
                   name(t.extent[0]) + ", " + name(t.extent[1]) + "] (row stride " +
-                  name(t.row_stride) + "), box " + std::to_string(t.shape[0]) + "x" +
-                  std::to_string(t.shape[1]);
+                  name(t.row_stride) +
+                  (t.col_stride == kNoId
+                       ? std::string()
+                       : ", column stride " + name(t.col_stride) + " checked to be 1 at launch") +
+                  "), box " + std::to_string(t.shape[0]) + "x" + std::to_string(t.shape[1]);
   if (t.step_dim >= 0)
     s += ", stepping the " + std::string(t.step_dim == 0 ? "rows" : "columns") + " by " +
          (t.step == kNoId     ? std::to_string(t.step_const)

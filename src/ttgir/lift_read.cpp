@@ -157,17 +157,21 @@ void TileReader::step(Tile& t, ValueId inc) const {
     throw Fail{"the pointer advances by a tile that is not one scalar"};
   }
   const Op* d = def(s);
-  if (d != nullptr && d->name == "arith.muli" && t.row_stride != kNoId)
-    for (int k = 0; k < 2; ++k)
-      if (d->operands[k] == t.row_stride) {
-        t.step_dim = 0;
-        t.step = d->operands[1 - k];
-        return;
-      }
-  if (s == t.row_stride) {
-    t.step_dim = 0;
-    t.step_const = 1;
-    return;
+  for (int dim = 0; dim < 2; ++dim) {  // c · stride_d, or stride_d itself
+    const ValueId st = dim == 0 ? t.row_stride : t.col_stride;
+    if (st == kNoId) continue;
+    if (d != nullptr && d->name == "arith.muli")
+      for (int k = 0; k < 2; ++k)
+        if (d->operands[k] == st) {
+          t.step_dim = dim;
+          t.step = d->operands[1 - k];
+          return;
+        }
+    if (s == st) {
+      t.step_dim = dim;
+      t.step_const = 1;
+      return;
+    }
   }
   t.step_dim = 1;
   t.step = s;
@@ -269,12 +273,15 @@ Tile TileReader::analyze(OpId op, bool is_load) const {
   for (const auto& x : terms) t.idx[x.dim] = x.idx;
   const Term& rows = terms[0].dim == 0 ? terms[0] : terms[1];
   const Term& cols = terms[0].dim == 1 ? terms[0] : terms[1];
-  if (cols.stride != kNoId)
-    throw Fail{"the columns' stride is " + name(cols.stride) +
-               ", not the constant 1: a tensor map reads the last dimension contiguous "
-               "(if the tensor is contiguous there, specialize the stride as Triton's JIT does "
-               "for an argument equal to 1: DUMP constexprs {\"" +
-               name(cols.stride) + "\": 1})"};
+  if (cols.stride != kNoId) {
+    // A stride given at launch: the launcher checks it is 1 (a tensor map reads the last
+    // dimension contiguous); anything computed in the kernel is refused.
+    if (std::find(f_.args.begin(), f_.args.end(), cols.stride) == f_.args.end())
+      throw Fail{"the columns' stride " + name(cols.stride) +
+                 " is computed in the kernel: a tensor map reads the last dimension contiguous "
+                 "(stride 1)"};
+    t.col_stride = cols.stride;
+  }
   if (rows.stride == kNoId) throw Fail{"the rows' stride is the constant 1"};
   t.row_stride = rows.stride;
   if (inc != kNoId) step(t, inc);

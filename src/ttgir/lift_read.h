@@ -35,6 +35,9 @@ struct Tile {  // an analyzed load or store
   OpId op = kNoId;
   ValueId base = kNoId;
   ValueId row_stride = kNoId;
+  // A column stride given at launch (a kernel argument): the descriptor's innermost stride, which
+  // the launcher requires to be 1 (kNoId: the constant 1).
+  ValueId col_stride = kNoId;
   Index idx[2];
   ValueId extent[2] = {kNoId, kNoId};
   int step_dim = -1;  // the dimension a loop-carried pointer advances along

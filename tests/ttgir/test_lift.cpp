@@ -76,8 +76,9 @@ TEST(Lift, TutorialMatmulBecomesDescriptorLoadsAndStore) {
 }
 
 // The other ways users write the same loads: both dimensions masked (no wrap), the mask as
-// `offs_k + k < K` over `range(0, K, BLOCK_K)`, the pointers recomputed each iteration, and a
-// persistent kernel setting its pointer tiles up per tile.
+// `offs_k + k < K` over `range(0, K, BLOCK_K)`, the pointers recomputed each iteration, a
+// persistent kernel setting its pointer tiles up per tile, and the unit strides left to the
+// launch (the descriptor's innermost stride is the argument, which the launcher checks is 1).
 class LiftAccepts : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LiftAccepts, EveryLoadAndStore) {
@@ -95,7 +96,8 @@ TEST_P(LiftAccepts, EveryLoadAndStore) {
 
 INSTANTIATE_TEST_SUITE_P(Lift, LiftAccepts,
                          ::testing::Values("both_masks.ttgir", "offset_mask.ttgir",
-                                           "recomputed.ttgir", "persistent.ttgir"));
+                                           "recomputed.ttgir", "persistent.ttgir",
+                                           "runtime_stride.ttgir"));
 
 TEST(Lift, NothingToLiftLeavesTheModuleAlone) {
   Module m = load("examples/case1_simple_gemm/pre_modulo.ttgir");
@@ -129,9 +131,6 @@ TEST_P(LiftRefuses, WithTheReasonAtTheOp) {
 INSTANTIATE_TEST_SUITE_P(
     Lift, LiftRefuses,
     ::testing::Values(
-        // A stride only known at launch: a tensor map needs the last dimension contiguous.
-        Refusal{"runtime_stride.ttgir", "(from runtime_stride.py:",
-                "not the constant 1: a tensor map reads the last dimension contiguous"},
         // No mask and no `% M`: the tensor's extent is unknown.
         Refusal{"rows_unbounded.ttgir", "(from rows_unbounded.py:27:20)", "rows have no bound"},
         // Wrapped rows summed by a column reduction: zeros there would change the sums.

@@ -1,5 +1,6 @@
-# A variant of tests/harness/gpu_cases/matmul_tutorial/kernel.py that schedule must refuse to lift
+# A variant of tests/harness/gpu_cases/matmul_tutorial/kernel.py that schedule lifts to tensor maps
 # (tests/ttgir/test_lift.cpp); its TTGIR is committed beside it, dumped by tools/dump_ttgir.py.
+# The unit strides are arguments here (not specialized): the launcher checks they are 1.
 import triton
 import triton.language as tl
 

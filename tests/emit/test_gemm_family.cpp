@@ -329,3 +329,19 @@ TEST(GemmFamily, WideTileWgradSplitSumOfA128WordAccumulator) {
   EXPECT_NE(s.find("wgmma_ss<256, __half, __half, Major::MN, Major::MN>"), std::string::npos);
   EXPECT_NE(s.find("split_sum<256, "), std::string::npos);
 }
+
+// The tutorial's matmul with its unit strides left to the launch: each lifted descriptor's
+// innermost stride is the argument, which the launcher checks is 1 before encoding the map
+// (emit refused a descriptor whose innermost stride was not the constant 1).
+TEST(GemmFamily, LaunchTimeInnermostStrideIsCheckedByTheLauncher) {
+  const std::string text =
+      sched2cu::read_file((kRoot / "tests/ttgir/lift/runtime_stride.ttgir").string());
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  const auto ks = sched2cu::sched::schedule_kernel(
+      sched2cu::ttgir::parse_module(text, "runtime_stride.ttgir"), "matmul_kernel", t, {});
+  const std::string s = emit_cuda(ks.graph, {});
+  for (const char* st : {"stride_ak", "stride_bn", "stride_cn"})
+    EXPECT_NE(s.find(std::string("if (arg_") + st + " != 1) return cudaErrorInvalidValue;"),
+              std::string::npos)
+        << st;
+}

@@ -194,6 +194,9 @@ void TileReader::bound(Tile& t, const std::vector<Cond>& conds, bool is_load) co
       }
     const Index& ix = t.idx[d];
     if (c == nullptr) {
+      // A wrap bounds only the first iteration's index: a pointer stepped past it reads on.
+      if (ix.wrap != kNoId && t.step_dim == d)
+        throw Fail{"a wrapped index (% n) along the dimension the pointer steps"};
       if (ix.wrap == kNoId || !is_load)
         throw Fail{std::string(d == 0 ? "rows" : "columns") +
                    " have no bound (a mask `offs < n` or an index `% n`): a tensor map needs "

@@ -136,9 +136,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Wrapped rows summed by a column reduction: zeros there would change the sums.
         Refusal{"wrap_reduced.ttgir", "(from wrap_reduced.py:27:20)",
                 "rows wrapped by % M reach tt.reduce"},
-        // The contraction dimension wrapped: the wrapped elements are summed.
+        // The contraction dimension wrapped, and stepped past the wrap by the loop.
         Refusal{"k_wrapped.ttgir", "(from k_wrapped.py:27:20)",
-                "the contraction dimension is wrapped"}));
+                "a wrapped index (% n) along the dimension the pointer steps"}));
 
 }  // namespace
 }  // namespace sched2cu::ttgir

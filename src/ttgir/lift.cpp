@@ -32,6 +32,7 @@ class Lifter {
   ValueId coordinate(const Tile& t, int d, OpId before);
   ValueId descriptor(const Tile& t, OpId before);
   std::string alias_for(const Tile& t);
+  void check_transposed_reads(const Tile& t);
   std::string describe(const Tile& t, bool is_load) const;
 
   Module& m_;
@@ -161,6 +162,26 @@ std::string Lifter::describe(const Tile& t, bool is_load) const {
   return s;
 }
 
+// A tile an MMA reads through a transposing view (b.T): the view's layout is derived from the
+// allocation's, so the allocation keeps its layout, which must already be the TMA tile's.
+void Lifter::check_transposed_reads(const Tile& t) {
+  Attribute ref;
+  ref.kind = Attribute::Kind::Alias;
+  ref.text = alias_for(t);
+  const Attribute& tma = m_.resolve(ref);
+  for (OpId u : f_.value(f_.op(t.op).results.at(0)).users) {
+    const Op& a = f_.op(u);
+    if (a.name != "ttg.local_alloc") continue;
+    bool trans = false;
+    for (OpId r : f_.value(a.results.at(0)).users) trans |= f_.op(r).name == "ttg.memdesc_trans";
+    const Attribute* enc = m_.encoding_of(f_.value(a.results.at(0)).type);
+    if (trans && (enc == nullptr || !(*enc == tma)))
+      throw Fail{
+          "the tile is transposed for the MMA (tl.trans / .T) from a shared layout that "
+          "is not the TMA tile's"};
+  }
+}
+
 std::vector<std::string> Lifter::run() {
   // Loads feeding an MMA operand (through local_alloc, maybe transposed); stores of MMA results.
   std::vector<OpId> loads, stores;
@@ -176,14 +197,12 @@ std::vector<std::string> Lifter::run() {
     for (OpId u : f_.value(o.results[0]).users) {
       const Op& a = f_.op(u);
       if (a.name != "ttg.local_alloc" || a.results.empty()) continue;
-      for (OpId r : f_.value(a.results[0]).users) {
-        const std::string& n = f_.op(r).name;
-        if (n == "ttg.memdesc_trans")
-          throw Error(o.loc.ir,
-                      "schedule: a pointer tile loaded for an MMA and transposed "
-                      "(tl.trans / .T) is not lifted to a TMA load: load it with "
-                      "tl.make_tensor_descriptor(...).load(...)");
-        if (n == "ttng.warp_group_dot" &&
+      std::vector<OpId> readers = f_.value(a.results[0]).users;
+      for (size_t i = 0; i < readers.size(); ++i) {  // through a transposing view (b.T)
+        const Op& r = f_.op(readers[i]);
+        if (r.name == "ttg.memdesc_trans")
+          for (OpId v : f_.value(r.results.at(0)).users) readers.push_back(v);
+        if (r.name == "ttng.warp_group_dot" &&
             std::find(loads.begin(), loads.end(), o.id) == loads.end())
           loads.push_back(o.id);
       }
@@ -212,6 +231,7 @@ std::vector<std::string> Lifter::run() {
     try {
       lt.push_back(reader_.analyze(l, true));
       reader_.prove_wraps(lt.back(), st);
+      check_transposed_reads(lt.back());
     } catch (const Fail& e) {
       throw fail(l, e, true);
     }
@@ -227,10 +247,15 @@ std::vector<std::string> Lifter::run() {
       o.operands = {d, r, c};
       o.operand_segments = {1, 2};
       o.attrs.clear();
-      // Shared memory now holds the tile as TMA writes it: the columns contiguous.
+      // Shared memory now holds the tile as TMA writes it: the columns contiguous (a tile a
+      // memdesc_trans reads already has that layout: check_transposed_reads).
       const std::string alias = alias_for(t);
       for (OpId u : f_.value(o.results.at(0)).users)
         if (f_.op(u).name == "ttg.local_alloc") {
+          bool trans = false;
+          for (OpId r : f_.value(f_.op(u).results.at(0)).users)
+            trans |= f_.op(r).name == "ttg.memdesc_trans";
+          if (trans) continue;
           Type& mt = f_.values[static_cast<size_t>(f_.op(u).results.at(0))].type;
           Attribute a;
           a.kind = Attribute::Kind::Alias;

@@ -347,15 +347,31 @@ void TileReader::prove_wraps(const Tile& t, const std::vector<Tile>& stores) con
     for (OpId a : f_.value(loaded).users) {
       const Op& alloc = f_.op(a);
       if (alloc.name != "ttg.local_alloc") throw Fail{"a wrapped tile read by " + alloc.name};
+      // The MMA reads the tile as loaded, or transposed by a memdesc_trans view.
+      std::vector<std::pair<OpId, bool>> readers;  // (op, through a transpose)
       for (OpId u : f_.value(alloc.results.at(0)).users) {
+        const Op& r = f_.op(u);
+        if (r.name == "ttg.memdesc_trans")
+          for (OpId v : f_.value(r.results.at(0)).users) readers.emplace_back(v, true);
+        else
+          readers.emplace_back(u, false);
+      }
+      for (const auto& [u, trans] : readers) {
         const Op& dot = f_.op(u);
-        const int operand = dot.operands.at(0) == alloc.results[0]
-                                ? 0
-                                : (dot.operands.at(1) == alloc.results[0] ? 1 : -1);
-        if (dot.name != "ttng.warp_group_dot" || operand < 0)
+        if (dot.name != "ttng.warp_group_dot" || dot.operands.size() < 2)
           throw Fail{"a wrapped tile read by " + dot.name};
+        const auto reads = [&](size_t k) {
+          const ValueId x = dot.operands[k];
+          if (!trans) return x == alloc.results[0];
+          const Op* tr = def(x);
+          return tr != nullptr && tr->name == "ttg.memdesc_trans" &&
+                 tr->operands.at(0) == alloc.results[0];
+        };
+        const int operand = reads(0) ? 0 : (reads(1) ? 1 : -1);
+        if (operand < 0) throw Fail{"a wrapped tile read by " + dot.name};
         const int out_dim = operand == 0 ? 0 : 1;
-        if ((operand == 0 && d != 0) || (operand == 1 && d != 1))
+        const int dd = trans ? 1 - d : d;  // the wrapped dimension as the MMA sees it
+        if ((operand == 0 && dd != 0) || (operand == 1 && dd != 1))
           throw Fail{
               "the contraction dimension is wrapped (% n): the wrapped elements would be "
               "summed"};

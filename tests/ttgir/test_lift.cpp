@@ -77,8 +77,9 @@ TEST(Lift, TutorialMatmulBecomesDescriptorLoadsAndStore) {
 
 // The other ways users write the same loads: both dimensions masked (no wrap), the mask as
 // `offs_k + k < K` over `range(0, K, BLOCK_K)`, the pointers recomputed each iteration, a
-// persistent kernel setting its pointer tiles up per tile, and the unit strides left to the
-// launch (the descriptor's innermost stride is the argument, which the launcher checks is 1).
+// persistent kernel setting its pointer tiles up per tile, the unit strides left to the launch
+// (the descriptor's innermost stride is the argument, which the launcher checks is 1), and a
+// B of [N, K] loaded as [BN, BK] tiles and transposed for the MMA (b.T, rows wrapped by % N).
 class LiftAccepts : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LiftAccepts, EveryLoadAndStore) {
@@ -97,7 +98,7 @@ TEST_P(LiftAccepts, EveryLoadAndStore) {
 INSTANTIATE_TEST_SUITE_P(Lift, LiftAccepts,
                          ::testing::Values("both_masks.ttgir", "offset_mask.ttgir",
                                            "recomputed.ttgir", "persistent.ttgir",
-                                           "runtime_stride.ttgir"));
+                                           "runtime_stride.ttgir", "b_transposed.ttgir"));
 
 TEST(Lift, NothingToLiftLeavesTheModuleAlone) {
   Module m = load("examples/case1_simple_gemm/pre_modulo.ttgir");

@@ -48,7 +48,9 @@ class ArgmaxRows final : public BenchSpec {
   int reference(const Shape& s, const Tensor* in, const Tensor* ref, Host& h) const override {
     const long long rows = s.d[0], cols = s.d[1];
     std::vector<float> x(static_cast<size_t>(rows * cols)), v(static_cast<size_t>(rows));
-    std::vector<int> idx(static_cast<size_t>(rows));
+    // The reference buffers are f32 whatever the output's type (bench_spec_api.h): the index is
+    // written as a float (exact below 2^24) and compared with the i32 output converted.
+    std::vector<float> idx(static_cast<size_t>(rows));
     if (cudaMemcpy(x.data(), in[0].ptr, x.size() * sizeof(float), cudaMemcpyDeviceToHost) !=
         cudaSuccess)
       return h.fail("argmax_rows reference: copy of the input failed");
@@ -57,11 +59,11 @@ class ArgmaxRows final : public BenchSpec {
       for (long long j = 1; j < cols; ++j)
         if (x[size_t(r * cols + j)] > x[size_t(r * cols + best)]) best = j;
       v[size_t(r)] = x[size_t(r * cols + best)];
-      idx[size_t(r)] = static_cast<int>(best);
+      idx[size_t(r)] = static_cast<float>(best);
     }
     if (cudaMemcpy(ref[0].ptr, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice) !=
             cudaSuccess ||
-        cudaMemcpy(ref[1].ptr, idx.data(), idx.size() * sizeof(int), cudaMemcpyHostToDevice) !=
+        cudaMemcpy(ref[1].ptr, idx.data(), idx.size() * sizeof(float), cudaMemcpyHostToDevice) !=
             cudaSuccess)
       return h.fail("argmax_rows reference: copy of the reference failed");
     return 0;

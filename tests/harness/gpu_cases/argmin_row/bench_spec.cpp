@@ -47,7 +47,9 @@ class ArgminRow final : public BenchSpec {
   int reference(const Shape& s, const Tensor* in, const Tensor* ref, Host& h) const override {
     const long long rows = s.d[0], cols = s.d[1];
     std::vector<float> x(static_cast<size_t>(rows * cols));
-    std::vector<int> idx(static_cast<size_t>(rows));
+    // The reference buffers are f32 whatever the output's type (bench_spec_api.h): the index is
+    // written as a float (exact below 2^24) and compared with the i32 output converted.
+    std::vector<float> idx(static_cast<size_t>(rows));
     if (cudaMemcpy(x.data(), in[0].ptr, x.size() * sizeof(float), cudaMemcpyDeviceToHost) !=
         cudaSuccess)
       return h.fail("argmin_row reference: copy of the input failed");
@@ -55,9 +57,9 @@ class ArgminRow final : public BenchSpec {
       long long best = 0;
       for (long long j = 1; j < cols; ++j)
         if (x[size_t(r * cols + j)] < x[size_t(r * cols + best)]) best = j;
-      idx[size_t(r)] = static_cast<int>(best);
+      idx[size_t(r)] = static_cast<float>(best);
     }
-    if (cudaMemcpy(ref[0].ptr, idx.data(), idx.size() * sizeof(int), cudaMemcpyHostToDevice) !=
+    if (cudaMemcpy(ref[0].ptr, idx.data(), idx.size() * sizeof(float), cudaMemcpyHostToDevice) !=
         cudaSuccess)
       return h.fail("argmin_row reference: copy of the reference failed");
     return 0;

@@ -33,6 +33,7 @@ class Lifter {
   ValueId descriptor(const Tile& t, OpId before);
   std::string alias_for(const Tile& t);
   void check_transposed_reads(const Tile& t);
+  bool read_transposed(const Op& alloc) const;
   std::string describe(const Tile& t, bool is_load) const;
 
   Module& m_;
@@ -162,6 +163,13 @@ std::string Lifter::describe(const Tile& t, bool is_load) const {
   return s;
 }
 
+// Whether an allocation is read through a transposing view (memdesc_trans).
+bool Lifter::read_transposed(const Op& alloc) const {
+  for (OpId r : f_.value(alloc.results.at(0)).users)
+    if (f_.op(r).name == "ttg.memdesc_trans") return true;
+  return false;
+}
+
 // A tile an MMA reads through a transposing view (b.T): the view's layout is derived from the
 // allocation's, so the allocation keeps its layout, which must already be the TMA tile's.
 void Lifter::check_transposed_reads(const Tile& t) {
@@ -172,10 +180,8 @@ void Lifter::check_transposed_reads(const Tile& t) {
   for (OpId u : f_.value(f_.op(t.op).results.at(0)).users) {
     const Op& a = f_.op(u);
     if (a.name != "ttg.local_alloc") continue;
-    bool trans = false;
-    for (OpId r : f_.value(a.results.at(0)).users) trans |= f_.op(r).name == "ttg.memdesc_trans";
     const Attribute* enc = m_.encoding_of(f_.value(a.results.at(0)).type);
-    if (trans && (enc == nullptr || !(*enc == tma)))
+    if (read_transposed(a) && (enc == nullptr || !(*enc == tma)))
       throw Fail{
           "the tile is transposed for the MMA (tl.trans / .T) from a shared layout that "
           "is not the TMA tile's"};
@@ -252,10 +258,7 @@ std::vector<std::string> Lifter::run() {
       const std::string alias = alias_for(t);
       for (OpId u : f_.value(o.results.at(0)).users)
         if (f_.op(u).name == "ttg.local_alloc") {
-          bool trans = false;
-          for (OpId r : f_.value(f_.op(u).results.at(0)).users)
-            trans |= f_.op(r).name == "ttg.memdesc_trans";
-          if (trans) continue;
+          if (read_transposed(f_.op(u))) continue;
           Type& mt = f_.values[static_cast<size_t>(f_.op(u).results.at(0))].type;
           Attribute a;
           a.kind = Attribute::Kind::Alias;

@@ -356,8 +356,9 @@ void TileReader::prove_wraps(const Tile& t, const std::vector<Tile>& stores) con
         else
           readers.emplace_back(u, false);
       }
-      for (const auto& [u, trans] : readers) {
-        const Op& dot = f_.op(u);
+      for (const auto& reader : readers) {
+        const Op& dot = f_.op(reader.first);
+        const bool trans = reader.second;
         if (dot.name != "ttng.warp_group_dot" || dot.operands.size() < 2)
           throw Fail{"a wrapped tile read by " + dot.name};
         const auto reads = [&](size_t k) {

@@ -1,12 +1,14 @@
 // libFuzzer target over the TTGIR parser: any input must either parse (and then survive the
-// support check, printing and a JSON round trip that returns an equal module) or throw
-// sched2cu::Error. Crashes, hangs, sanitizer reports and other exception types are findings.
+// support check, printing, a JSON round trip that returns an equal module, and lifting pointer
+// tiles to descriptors, which may refuse with sched2cu::Error) or throw sched2cu::Error.
+// Crashes, hangs, sanitizer reports and other exception types are findings.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "sched2cu/ttgir/json.h"
+#include "sched2cu/ttgir/lift.h"
 #include "sched2cu/ttgir/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -32,5 +34,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string j = to_json(m).dump();
   Module back = module_from_json(nlohmann::json::parse(j));
   if (!(back == m)) std::abort();  // the round trip must be lossless for every accepted input
+  for (const Function& f : m.functions) {
+    Module lifted = m;
+    try {
+      (void)lift_pointer_tiles(lifted, f.name);
+    } catch (const sched2cu::Error&) {
+    }
+  }
   return 0;
 }

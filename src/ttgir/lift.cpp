@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include "lift_read.h"
 #include "sched2cu/ttgir/edit.h"
@@ -18,6 +19,9 @@ namespace {
 
 using lift::Fail;
 using lift::Tile;
+
+const Fail kMalformed{
+    "an op it is computed from lacks an operand or a result that op must have (malformed TTGIR)"};
 
 class Lifter {
  public:
@@ -198,12 +202,12 @@ std::vector<std::string> Lifter::run() {
             std::find(stores.begin(), stores.end(), s) == stores.end())
           stores.push_back(s);
     if (o.name != "tt.load" || o.results.size() != 1 ||
-        f_.value(o.results[0]).type.shape.size() != 2)
+        f_.value(o.results.at(0)).type.shape.size() != 2)
       continue;
-    for (OpId u : f_.value(o.results[0]).users) {
+    for (OpId u : f_.value(o.results.at(0)).users) {
       const Op& a = f_.op(u);
       if (a.name != "ttg.local_alloc" || a.results.empty()) continue;
-      std::vector<OpId> readers = f_.value(a.results[0]).users;
+      std::vector<OpId> readers = f_.value(a.results.at(0)).users;
       for (size_t i = 0; i < readers.size(); ++i) {  // through a transposing view (b.T)
         const Op& r = f_.op(readers[i]);
         if (r.name == "ttg.memdesc_trans")
@@ -231,6 +235,8 @@ std::vector<std::string> Lifter::run() {
       st.push_back(reader_.analyze(s, false));
     } catch (const Fail& e) {
       throw fail(s, e, false);
+    } catch (const std::out_of_range&) {
+      throw fail(s, kMalformed, false);
     }
   }
   for (OpId l : loads) {
@@ -240,6 +246,8 @@ std::vector<std::string> Lifter::run() {
       check_transposed_reads(lt.back());
     } catch (const Fail& e) {
       throw fail(l, e, true);
+    } catch (const std::out_of_range&) {
+      throw fail(l, kMalformed, true);
     }
   }
   std::vector<std::string> notes;
@@ -287,8 +295,16 @@ std::vector<std::string> Lifter::run() {
 }  // namespace
 
 std::vector<std::string> lift_pointer_tiles(Module& m, const std::string& kernel) {
-  for (auto& f : m.functions)
-    if (f.name == kernel) return Lifter(m, f).run();
+  for (auto& f : m.functions) {
+    if (f.name != kernel) continue;
+    // The reader indexes operands and results with at(): an op of malformed TTGIR that lacks
+    // one ends here as an error, never as a read past the end.
+    try {
+      return Lifter(m, f).run();
+    } catch (const std::out_of_range&) {
+      throw Error(f.loc.ir, "schedule: lifting pointer tiles: " + kMalformed.why);
+    }
+  }
   return {};
 }
 

@@ -38,9 +38,9 @@ Index TileReader::index(ValueId v) const {
   }
   if (d->name == "arith.addi") {
     for (int k = 0; k < 2; ++k) {
-      const ValueId s = splat_of(d->operands[k]);
+      const ValueId s = splat_of(d->operands.at(k));
       if (s == kNoId) continue;
-      Index i = index(d->operands[1 - k]);
+      Index i = index(d->operands.at(1 - k));
       if (i.start != kNoId || i.wrap != kNoId) break;
       i.start = s;
       return i;
@@ -48,8 +48,8 @@ Index TileReader::index(ValueId v) const {
     throw Fail{"an index that is not `start + tl.arange(0, n)`"};
   }
   if (d->name == "arith.remsi") {
-    const ValueId w = splat_of(d->operands[1]);
-    Index i = index(d->operands[0]);
+    const ValueId w = splat_of(d->operands.at(1));
+    Index i = index(d->operands.at(0));
     if (w == kNoId || i.wrap != kNoId) throw Fail{"an index taken modulo a non-scalar"};
     i.wrap = w;
     return i;
@@ -60,23 +60,23 @@ Index TileReader::index(ValueId v) const {
 void TileReader::offsets(ValueId v, std::vector<Term>& out) const {
   const Op* d = def(v);
   if (d == nullptr) throw Fail{"an offset that is not computed in the kernel"};
-  if (d->name == "tt.broadcast") return offsets(d->operands[0], out);
+  if (d->name == "tt.broadcast") return offsets(d->operands.at(0), out);
   if (d->name == "tt.splat") {  // a scalar added to every element (dim -1)
-    out.push_back(Term{-1, Index{d->operands[0], 0, kNoId}, kNoId});
+    out.push_back(Term{-1, Index{d->operands.at(0), 0, kNoId}, kNoId});
     return;
   }
   if (d->name == "tt.expand_dims") {
     const Attribute* ax = d->attr("axis");
     if (ax == nullptr) throw Fail{"expand_dims without an axis"};
-    out.push_back(Term{ax->ival == 1 ? 0 : 1, index(d->operands[0]), kNoId});
+    out.push_back(Term{ax->ival == 1 ? 0 : 1, index(d->operands.at(0)), kNoId});
     return;
   }
   if (d->name == "arith.muli") {
     for (int k = 0; k < 2; ++k) {
-      const ValueId s = splat_of(d->operands[k]);
+      const ValueId s = splat_of(d->operands.at(k));
       if (s == kNoId) continue;
       std::vector<Term> t;
-      offsets(d->operands[1 - k], t);
+      offsets(d->operands.at(1 - k), t);
       if (t.size() != 1 || t[0].stride != kNoId) break;
       t[0].stride = s;
       out.push_back(t[0]);
@@ -85,8 +85,8 @@ void TileReader::offsets(ValueId v, std::vector<Term>& out) const {
     throw Fail{"an offset multiplied by something other than one scalar stride"};
   }
   if (d->name == "arith.addi") {
-    offsets(d->operands[0], out);
-    offsets(d->operands[1], out);
+    offsets(d->operands.at(0), out);
+    offsets(d->operands.at(1), out);
     return;
   }
   throw Fail{"an offset computed by " + d->name};
@@ -96,15 +96,15 @@ ValueId TileReader::pointer(ValueId v, std::vector<Term>& out) const {
   const Op* d = def(v);
   if (d == nullptr) throw Fail{"the pointer tile is not computed in the kernel"};
   if (d->name == "tt.splat") {
-    const ValueId b = d->operands[0];
+    const ValueId b = d->operands.at(0);
     if (std::find(f_.args.begin(), f_.args.end(), b) == f_.args.end())
       throw Fail{"the base pointer " + name(b) + " is not a kernel argument"};
     return b;
   }
-  if (d->name == "tt.broadcast") return pointer(d->operands[0], out);
+  if (d->name == "tt.broadcast") return pointer(d->operands.at(0), out);
   if (d->name == "tt.addptr") {
-    const ValueId b = pointer(d->operands[0], out);
-    offsets(d->operands[1], out);
+    const ValueId b = pointer(d->operands.at(0), out);
+    offsets(d->operands.at(1), out);
     return b;
   }
   throw Fail{"the pointer tile is computed by " + d->name};
@@ -113,16 +113,16 @@ ValueId TileReader::pointer(ValueId v, std::vector<Term>& out) const {
 void TileReader::mask(ValueId v, std::vector<Cond>& out) const {
   const Op* d = def(v);
   if (d == nullptr) throw Fail{"the mask is not computed in the kernel"};
-  if (d->name == "tt.broadcast") return mask(d->operands[0], out);
+  if (d->name == "tt.broadcast") return mask(d->operands.at(0), out);
   if (d->name == "arith.andi") {
-    mask(d->operands[0], out);
-    mask(d->operands[1], out);
+    mask(d->operands.at(0), out);
+    mask(d->operands.at(1), out);
     return;
   }
   if (d->name == "arith.cmpi") {
     const Attribute* p = d->attr("predicate");
     const std::string pred = p == nullptr ? "" : p->text;
-    ValueId lhs = d->operands[0], rhs = d->operands[1];
+    ValueId lhs = d->operands.at(0), rhs = d->operands.at(1);
     if (pred == "sgt") std::swap(lhs, rhs);
     const ValueId bound = splat_of(rhs);
     if ((pred == "slt" || pred == "sgt") && bound != kNoId) {
@@ -162,9 +162,9 @@ void TileReader::step(Tile& t, ValueId inc) const {
     if (st == kNoId) continue;
     if (d != nullptr && d->name == "arith.muli")
       for (int k = 0; k < 2; ++k)
-        if (d->operands[k] == st) {
+        if (d->operands.at(k) == st) {
           t.step_dim = dim;
-          t.step = d->operands[1 - k];
+          t.step = d->operands.at(1 - k);
           return;
         }
     if (s == st) {
@@ -224,13 +224,13 @@ void TileReader::bound(Tile& t, const std::vector<Cond>& conds, bool is_load) co
       if (const Op* mo = def(off);
           mo != nullptr && mo->name == "arith.muli" && lb0 && const_int(L->step) == 1)
         for (int k = 0; k < 2; ++k)
-          ok |= mo->operands[k] == L->iv && same(t.step, mo->operands[1 - k], t.step_const);
+          ok |= mo->operands.at(k) == L->iv && same(t.step, mo->operands.at(1 - k), t.step_const);
       return ok;
     };
     const Op* sub = def(c->bound);
     if (c->idx.start == kNoId && sub != nullptr && sub->name == "arith.subi" &&
-        step_sum(sub->operands[1])) {
-      t.extent[d] = sub->operands[0];
+        step_sum(sub->operands.at(1))) {
+      t.extent[d] = sub->operands.at(0);
     } else if (c->idx.start != kNoId && step_sum(c->idx.start)) {
       t.extent[d] = c->bound;
     } else {
@@ -262,9 +262,9 @@ Tile TileReader::analyze(OpId op, bool is_load) const {
     const ForLoop L = f_.for_loop(pv.owner_op);
     const size_t k = static_cast<size_t>(pv.arg_index - 1);
     const Op* y = def(L.yielded.at(k));
-    if (y == nullptr || y->name != "tt.addptr" || y->operands[0] != ptr)
+    if (y == nullptr || y->name != "tt.addptr" || y->operands.at(0) != ptr)
       throw Fail{"the loop-carried pointer is not advanced by `ptrs += step`"};
-    inc = y->operands[1];
+    inc = y->operands.at(1);
     t.loop = pv.owner_op;
     t.base = pointer(L.inits.at(k), terms);
   } else {
@@ -290,9 +290,9 @@ Tile TileReader::analyze(OpId op, bool is_load) const {
   if (inc != kNoId) step(t, inc);
   std::vector<Cond> conds;
   const size_t mask_at = is_load ? 1 : 2;
-  if (o.operands.size() > mask_at) mask(o.operands[mask_at], conds);
+  if (o.operands.size() > mask_at) mask(o.operands.at(mask_at), conds);
   if (is_load && o.operands.size() > 2) {
-    const Op* other = def(o.operands[2]);
+    const Op* other = def(o.operands.at(2));
     const Attribute* a = other == nullptr ? nullptr : other->attr("value");
     const bool zero = other != nullptr && other->name == "arith.constant" && a != nullptr &&
                       a->kind == Attribute::Kind::Dense && a->elems.size() == 1 &&
@@ -319,16 +319,16 @@ std::vector<OpId> TileReader::reached_stores(ValueId from, std::vector<std::stri
       const bool elementwise = o.name.rfind("arith.", 0) == 0 || o.name.rfind("math.", 0) == 0 ||
                                o.name == "ttg.convert_layout" || o.name == "tt.fp_to_fp" ||
                                o.name == "ttng.warp_group_dot_wait";
-      if (o.name == "ttng.warp_group_dot" && o.operands.size() > 2 && o.operands[2] == v) {
+      if (o.name == "ttng.warp_group_dot" && o.operands.size() > 2 && o.operands.at(2) == v) {
         work.push_back(o.results.at(0));
       } else if (o.name == "scf.yield" && o.parent_op != kNoId) {
         const Op& p = f_.op(o.parent_op);
         for (size_t k = 0; k < o.operands.size(); ++k)
-          if (o.operands[k] == v && p.name == "scf.for") work.push_back(p.results.at(k));
+          if (o.operands.at(k) == v && p.name == "scf.for") work.push_back(p.results.at(k));
       } else if (elementwise) {
         for (ValueId r : o.results) work.push_back(r);
       } else if ((o.name == "tt.store" || is_descriptor_store(o.name)) && o.operands.size() > 1 &&
-                 o.operands[o.name == "tt.store" ? 1 : o.operands.size() - 1] == v) {
+                 o.operands.at(o.name == "tt.store" ? 1 : o.operands.size() - 1) == v) {
         stores.push_back(u);
       } else if (stop != nullptr) {
         stop->push_back(o.name);
@@ -362,11 +362,11 @@ void TileReader::prove_wraps(const Tile& t, const std::vector<Tile>& stores) con
         if (dot.name != "ttng.warp_group_dot" || dot.operands.size() < 2)
           throw Fail{"a wrapped tile read by " + dot.name};
         const auto reads = [&](size_t k) {
-          const ValueId x = dot.operands[k];
-          if (!trans) return x == alloc.results[0];
+          const ValueId x = dot.operands.at(k);
+          if (!trans) return x == alloc.results.at(0);
           const Op* tr = def(x);
           return tr != nullptr && tr->name == "ttg.memdesc_trans" &&
-                 tr->operands.at(0) == alloc.results[0];
+                 tr->operands.at(0) == alloc.results.at(0);
         };
         const int operand = reads(0) ? 0 : (reads(1) ? 1 : -1);
         if (operand < 0) throw Fail{"a wrapped tile read by " + dot.name};

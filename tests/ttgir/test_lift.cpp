@@ -107,6 +107,24 @@ TEST(Lift, NothingToLiftLeavesTheModuleAlone) {
   EXPECT_EQ(m, before);
 }
 
+// Malformed TTGIR the parser accepts (found by the fuzzer): a mask's comparison whose first
+// operand lost its '%' parses as a one-operand arith.cmpi. Lifting read past its operands; it
+// must refuse at the load instead.
+TEST(Lift, AnOpMissingAnOperandIsRefusedAtTheLoad) {
+  std::string text = read_file(kRoot + "/tests/ttgir/lift/both_masks.ttgir");
+  const std::string cmp = "arith.cmpi slt, %a_ptrs, %a :";
+  ASSERT_NE(text.find(cmp), std::string::npos);
+  text.replace(text.find(cmp), cmp.size(), "arith.cmpi slt, a_ptrs, %a :");
+  Module m = parse_module(text, "both_masks.ttgir");
+  try {
+    lift_pointer_tiles(m, "matmul_kernel");
+    FAIL() << "lifted a one-operand arith.cmpi";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("lacks an operand or a result"), std::string::npos)
+        << e.what();
+  }
+}
+
 struct Refusal {
   const char* file;
   const char* where;

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Compile a case's kernel.py with Triton to a cubin for cuda:90, as its DUMP block declares.
 
-Usage: triton_compile.py KERNEL_PY [--max-shared BYTES] [--out RESULT.json] [--cubin K.cubin]
+Usage: triton_compile.py KERNEL_PY [--hints H,H,...] [--max-shared BYTES] [--out RESULT.json]
+                         [--cubin K.cubin]
+       triton_compile.py KERNEL_PY --signature
        triton_compile.py --version
 
 This is the compile half of the harness's Triton column (docs/harness.md, "The Triton column"):
@@ -11,13 +13,24 @@ tools/dump_ttgir.py reads it (kernel, signature, constexprs, num_warps, num_stag
 kernel is compiled through Triton's whole pipeline with the same ASTSource and options, so the
 Triton kernel starts from the TTGIR the generated one is scheduled from. No GPU is needed.
 
+Specialization (--hints): Triton's JIT does not compile a kernel once; it compiles it for what
+each call's arguments are. A pointer whose address and an integer whose value is a multiple of
+16 is marked `tt.divisibility = 16` (what lets it vectorize pointer loads and pipeline them with
+cp.async), and an integer equal to 1 becomes a constexpr. --hints gives one entry per DUMP
+signature parameter, in order: `D` (divisible by 16), `1` (an integer equal to 1), or empty
+(nothing known); the harness computes them from each shape's arguments exactly as the JIT does
+(`BaseBackend.get_int_specialization` / `get_tensor_specialization`, ints of 1 first), so that
+the Triton column times the kernel `kernel[grid](...)` would run. The result lists the hints and
+the signature positions specialized away ("specialized"), which the launch then does not pass.
+
 Resource refusal: sm_90a gives a block at most 227 KB (232448 B) of shared memory, and Triton
 reports what its kernel asks for only once compiled (metadata.shared; Triton itself refuses at
 launch time). A kernel asking for more than --max-shared, or a compile raising Triton's
 OutOfResources, is compiled again with one pipeline stage fewer, down to 1; the result names the
 stages it ran with and the ones refused.
 
-Output (to --out, else stdout): one JSON object with the kernel's launch metadata,
+Output (to --out, else stdout): one JSON object with the kernel's launch metadata (with
+--signature only {"params": [{"name", "type"}, ...]}, DUMP's signature, nothing compiled),
 {"unavailable": "no triton"} (exit 2) when Triton 3.6 cannot be imported, or {"error": "..."}
 (exit 1). `--version` prints {"triton": VERSION} or the unavailable object without importing
 Triton (the harness keys its cache on it). This tool must never write the user's Triton cache
@@ -110,6 +123,43 @@ def _check_signature_order(fn, spec, path):
             f"non-constexpr parameters in order {declared}")
 
 
+def parse_hints(text, signature):
+    """--hints for `signature` (DUMP's, name -> type, in order): one entry per parameter, `D`,
+    `1` or empty. Returns the list; raises DumpError for a count mismatch, an unknown entry, or
+    `1` for a parameter that is not an integer (the JIT specializes only integers to 1) or `D`
+    for a float (the JIT marks only pointers and integers)."""
+    names = list(signature)
+    hints = text.split(",") if text else [""] * len(names)
+    if len(hints) != len(names):
+        raise dump_ttgir.DumpError(f"--hints has {len(hints)} entries for the {len(names)} "
+                                   f"parameters of DUMP's signature {names}")
+    for name, h in zip(names, hints):
+        ty = signature[name]
+        is_int = re.fullmatch(r"[iu](8|16|32|64)", ty) is not None
+        if h not in ("", "D", "1"):
+            raise dump_ttgir.DumpError(f"--hints: '{h}' for {name} is not D, 1 or empty")
+        if h == "1" and not is_int:
+            raise dump_ttgir.DumpError(f"--hints: {name} is {ty}; only integers specialize to 1")
+        if h == "D" and not (is_int or ty.startswith("*")):
+            raise dump_ttgir.DumpError(f"--hints: {name} is {ty}; only pointers and integers "
+                                       "are marked divisible")
+    return hints
+
+
+def specialize(fn, signature, constexprs, hints):
+    """(signature, constexprs, attrs) for ASTSource with `hints` applied: a `1` parameter moved
+    to the constexprs, a `D` one given tt.divisibility 16 (attrs keyed by its position in the
+    kernel's parameter list, as the JIT keys them)."""
+    sig, consts, attrs = dict(signature), dict(constexprs), {}
+    for name, h in zip(list(signature), hints):
+        if h == "1":
+            del sig[name]
+            consts[name] = 1
+        elif h == "D":
+            attrs[(fn.arg_names.index(name),)] = [["tt.divisibility", 16]]
+    return sig, consts, attrs
+
+
 def _write_atomic(path, data):
     tmp = path + ".tmp"
     with open(tmp, "wb") as f:
@@ -117,8 +167,24 @@ def _write_atomic(path, data):
     os.replace(tmp, path)
 
 
-def compile_kernel(kernel_path, max_shared):
-    """Returns (result dict, cubin bytes) for `kernel_path`, or raises DumpError / Unavailable."""
+def read_signature(kernel_path):
+    """{"params": [...]}: DUMP's signature of `kernel_path`, checked against the kernel's
+    parameters; raises DumpError / Unavailable."""
+    kernel_path = os.path.realpath(kernel_path)
+    if not os.path.isfile(kernel_path):
+        raise dump_ttgir.DumpError(f"{kernel_path}: no such file")
+    version = triton_version()
+    if version != REQUIRED_TRITON:
+        raise Unavailable(f"no triton {REQUIRED_TRITON} ({version} found)")
+    module = dump_ttgir.load_kernel_module(kernel_path)
+    spec, fn = dump_ttgir.dump_spec(module, kernel_path)
+    _check_signature_order(fn, spec, kernel_path)
+    return {"params": [{"name": n, "type": t} for n, t in spec["signature"].items()]}
+
+
+def compile_kernel(kernel_path, max_shared, hints_text=""):
+    """Returns (result dict, cubin bytes) for `kernel_path` specialized by `hints_text` (see
+    --hints), or raises DumpError / Unavailable."""
     kernel_path = os.path.realpath(kernel_path)
     if not os.path.isfile(kernel_path):
         raise dump_ttgir.DumpError(f"{kernel_path}: no such file")
@@ -133,13 +199,15 @@ def compile_kernel(kernel_path, max_shared):
     module = dump_ttgir.load_kernel_module(kernel_path)
     spec, fn = dump_ttgir.dump_spec(module, kernel_path)
     _check_signature_order(fn, spec, kernel_path)
+    hints = parse_hints(hints_text, spec["signature"])
+    signature, constexprs, attrs = specialize(fn, spec["signature"], spec["constexprs"], hints)
     first_stages = spec.get("num_stages", 3)
 
     with tempfile.TemporaryDirectory(prefix="sched2cu-triton-cache-") as cache:
         os.environ["TRITON_CACHE_DIR"] = cache
 
         def compile_at(stages):
-            src = ASTSource(fn, dict(spec["signature"]), constexprs=dict(spec["constexprs"]))
+            src = ASTSource(fn, dict(signature), constexprs=dict(constexprs), attrs=dict(attrs))
             err = io.StringIO()
             try:
                 with contextlib.redirect_stderr(err):
@@ -178,6 +246,8 @@ def compile_kernel(kernel_path, max_shared):
         "launch_cooperative_grid": bool(md.launch_cooperative_grid),
         "launch_pdl": bool(md.launch_pdl),
         "params": [{"name": n, "type": t} for n, t in spec["signature"].items()],
+        "hints": hints,
+        "specialized": [i for i, h in enumerate(hints) if h == "1"],
         "entry_param_bytes": entry_param_bytes(kernel.asm["ptx"], md.name),
         "cubin_bytes": len(cubin),
     }
@@ -187,10 +257,15 @@ def compile_kernel(kernel_path, max_shared):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("kernel", nargs="?", help="kernel.py declaring DUMP")
+    ap.add_argument("--hints", default="",
+                    help="per signature parameter: D (divisible by 16), 1, or empty; "
+                         "comma-separated (default: nothing known)")
     ap.add_argument("--max-shared", type=int, default=SM90_MAX_SHARED,
                     help="shared memory a block may have, in bytes (default: sm_90's 232448)")
     ap.add_argument("--out", help="write the result JSON here (default: stdout)")
     ap.add_argument("--cubin", help="write the compiled cubin here")
+    ap.add_argument("--signature", action="store_true",
+                    help="print DUMP's signature (the launch ABI) as JSON, compiling nothing")
     ap.add_argument("--version", action="store_true",
                     help="print the installed Triton's version as JSON and exit")
     args = ap.parse_args(argv)
@@ -200,8 +275,10 @@ def main(argv=None):
             result = {"triton": triton_version()}
         elif not args.kernel:
             raise dump_ttgir.DumpError("no kernel.py given")
+        elif args.signature:
+            result = read_signature(args.kernel)
         else:
-            result, cubin = compile_kernel(args.kernel, args.max_shared)
+            result, cubin = compile_kernel(args.kernel, args.max_shared, args.hints)
     except Unavailable as e:
         result, code = {"unavailable": str(e)}, 2
     except (dump_ttgir.DumpError, OSError) as e:

@@ -6,6 +6,7 @@
 #include <cuda.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -108,6 +109,12 @@ TritonParams::TritonParams(const TritonKernelInfo& k, const sched2cu_arg* args, 
   };
   for (int i = 0; i < n; ++i) {
     const std::string& t = k.param_types[static_cast<size_t>(i)];
+    if (std::find(k.specialized.begin(), k.specialized.end(), i) != k.specialized.end()) {
+      if (args[i].i != 1)
+        throw Error("argument " + std::to_string(i) + " of Triton's " + k.name + " = " +
+                    std::to_string(args[i].i) + ", but its kernel was compiled for 1");
+      continue;
+    }
     if (!t.empty() && t[0] == '*')
       put(args[i].ptr);
     else if (t == "i1" || t == "u1")
@@ -151,7 +158,8 @@ TritonParams::TritonParams(const TritonKernelInfo& k, const sched2cu_arg* args, 
     };
     throw Error("Triton's " + k.name + " takes parameters of " + list(k.entry_param_bytes) +
                 " bytes (its PTX .entry), the harness packs " + list(got) +
-                " (signature + 2 scratch pointers): not the launcher of Triton 3.6?");
+                " (signature less its constexpr 1s + 2 scratch pointers): not the launcher of "
+                "Triton 3.6?");
   }
   for (auto& sl : slots_) ptrs_.push_back(sl.data());
 }

@@ -1,18 +1,22 @@
 // Hidden subcommands of the harness's child protocol: `__measure` runs one measurement (see
-// src/harness/sched2cu/harness/measure.h) and writes its JSON to --out; `__gpu-probe` prints the
-// current device as JSON. Users never call these; the parent process does, one child each.
+// src/harness/sched2cu/harness/measure.h) and writes its JSON to --out, or with --shape-args
+// only lists the spec's launch arguments per shape, no GPU touched (spec_loader.h);
+// `__gpu-probe` prints the current device as JSON. Users never call these; the parent process does,
+// one child each.
 #include <cstdio>
 #include <memory>
 
 #include "command_registry.h"
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/harness/measure.h"
+#include "sched2cu/harness/spec_loader.h"
 
 namespace {
 
 struct MeasureArgs {
   sched2cu::harness::MeasureRequest req;
   std::string mode = "compare", out;
+  bool shape_args = false;
 };
 
 sched2cu::cli::Registrar reg_measure("__measure", 1000, [](CLI::App& app) {
@@ -29,11 +33,16 @@ sched2cu::cli::Registrar reg_measure("__measure", 1000, [](CLI::App& app) {
   sub->add_option("--rep-ms", a->req.rep_ms);
   sub->add_option("--label", a->req.label);
   sub->add_option("--out", a->out)->required();
+  sub->add_flag("--shape-args", a->shape_args);
   return std::function<int()>([a]() {
     nlohmann::json j;
     try {
-      a->req.mode = sched2cu::harness::parse_mode(a->mode);
-      j = sched2cu::harness::run_measurement(a->req);
+      if (a->shape_args) {
+        j = sched2cu::harness::list_shape_args(a->req.spec_so);
+      } else {
+        a->req.mode = sched2cu::harness::parse_mode(a->mode);
+        j = sched2cu::harness::run_measurement(a->req);
+      }
     } catch (const std::exception& e) {
       j = {{"error", e.what()}};
     }

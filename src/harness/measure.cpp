@@ -6,7 +6,6 @@
 #include "sched2cu/harness/measure.h"
 
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +23,7 @@
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/harness/bench_spec_api.h"
 #include "sched2cu/harness/results.h"
+#include "sched2cu/harness/spec_loader.h"
 #include "sched2cu/harness/triton_launch.h"
 
 namespace sched2cu::harness {
@@ -208,13 +208,21 @@ struct CopyBuffers {
   }
 };
 
-std::string shape_label(const sp::Shape& s) {
-  std::string l;
-  for (int i = 0; i < s.rank; ++i) {
-    if (i) l += 'x';  // appended separately: `"x" + std::string&&` trips GCC 12's -Wrestrict
-    l += std::to_string(s.d[i]);
-  }
-  return l;
+// The kernel a shape runs was compiled for the JIT's specialization of the arguments the parent
+// listed without a GPU; the real ones must specialize alike (a pointer assumed 16-byte aligned
+// must be, an argument compiled as 1 must be 1), or Triton's figure would be some other call's.
+void check_triton_hints(const TritonPlan& plan, const sp::ArgList& args, const std::string& at) {
+  if (plan.hints.empty()) return;
+  const std::vector<std::string> h = jit_hints(plan.kernel.param_types, args.a, args.n);
+  if (h == plan.hints) return;
+  auto text = [](const std::vector<std::string>& v) {
+    std::string t;
+    for (size_t i = 0; i < v.size(); ++i) t += (i ? "," : "") + (v[i].empty() ? "-" : v[i]);
+    return t;
+  };
+  throw Error("the arguments at " + at + " specialize as " + text(h) +
+              ", Triton's kernel was compiled for " + text(plan.hints) +
+              " (from the arguments listed without a GPU)");
 }
 
 json rel_json(double v) { return std::isnan(v) ? json() : json(v); }
@@ -265,37 +273,31 @@ json run_measurement(const MeasureRequest& req) {
     out["mode"] = mode_name(req.mode);
     out["seed"] = req.seed;
 
-    std::string spec_path = std::filesystem::absolute(req.spec_so).string();
-    void* lib = dlopen(spec_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) throw Error(std::string("cannot load the bench spec: ") + dlerror());
-    auto ver =
-        reinterpret_cast<int (*)()>(b::load_symbol(lib, "sched2cu_spec_api_version", req.spec_so));
-    if (ver() != SCHED2CU_SPEC_API_VERSION) {
-      throw Error("bench spec built for spec API version " + std::to_string(ver()) +
-                  ", the harness speaks " + std::to_string(SCHED2CU_SPEC_API_VERSION));
-    }
-    auto create = reinterpret_cast<sp::BenchSpec* (*)()>(
-        b::load_symbol(lib, "sched2cu_spec_create", req.spec_so));
-    std::unique_ptr<sp::BenchSpec> spec(create());
-    if (!spec) throw Error("the bench spec factory returned null");
+    std::unique_ptr<sp::BenchSpec> spec = load_bench_spec(req.spec_so);
 
     std::unique_ptr<b::KernelModule> gen, hw;
     where = "loading generated.cu";
     if (!req.gen_so.empty()) gen = std::make_unique<b::KernelModule>(req.gen_so);
     where = "loading handwritten.cu";
     if (!req.hw_so.empty()) hw = std::make_unique<b::KernelModule>(req.hw_so);
-    // The Triton column: a plan or cubin that does not load is Triton's cell alone.
-    std::unique_ptr<TritonPlan> tplan;
-    std::unique_ptr<b::TritonModule> triton;
+    // The Triton column: a plan or cubin that does not load is Triton's cell alone. One module
+    // per variant (the JIT's specializations the shapes need), all loaded before any shape.
+    std::unique_ptr<TritonPlans> tplans;
+    std::vector<std::unique_ptr<b::TritonModule>> tmodules;
     std::string triton_error;
     if (!req.triton_plan.empty()) {
       try {
-        tplan = std::make_unique<TritonPlan>(
-            triton_plan_from_json(json::parse(read_file(req.triton_plan))));
+        tplans = std::make_unique<TritonPlans>(
+            triton_plans_from_json(json::parse(read_file(req.triton_plan))));
+        if (static_cast<int>(tplans->shape_variant.size()) != spec->num_shapes())
+          throw Error("the launch plans cover " + std::to_string(tplans->shape_variant.size()) +
+                      " shapes, the spec has " + std::to_string(spec->num_shapes()));
         // The driver API loads into the current context: make the runtime's primary one.
         b::check_cuda(cudaFree(nullptr), "creating the CUDA context");
-        triton = std::make_unique<b::TritonModule>(tplan->cubin, tplan->kernel);
+        for (const TritonPlan& v : tplans->variants)
+          tmodules.push_back(std::make_unique<b::TritonModule>(v.cubin, v.kernel));
       } catch (const std::exception& e) {
+        tmodules.clear();
         triton_error = std::string("loading Triton's kernel: ") + e.what();
       }
     }
@@ -308,17 +310,27 @@ json run_measurement(const MeasureRequest& req) {
     bool want_script = req.mode == MeasureMode::bench && has_script;
     out["has_generated"] = bool(gen);
     out["has_hw"] = bool(hw);
-    out["has_triton"] = bool(triton);
-    if (tplan) {
+    out["has_triton"] = !tmodules.empty();
+    if (tplans && !tplans->variants.empty()) {
+      const TritonPlan& p0 = tplans->variants[0];
       json grid = json::array();
-      for (const auto& g : tplan->grid) grid.push_back(sgraph::to_text(g));
-      out["triton"] = {{"kernel", tplan->kernel.name},
-                       {"num_stages", tplan->num_stages},
-                       {"dump_num_stages", tplan->dump_num_stages},
-                       {"num_warps", tplan->kernel.num_warps},
-                       {"shared", tplan->kernel.shared},
+      for (const auto& g : p0.grid) grid.push_back(sgraph::to_text(g));
+      // The fewest stages any variant fits in: what the table's "(stages N)" tells.
+      int stages = p0.num_stages;
+      json variants = json::array();
+      for (const TritonPlan& v : tplans->variants) {
+        stages = std::min(stages, v.num_stages);
+        variants.push_back(
+            {{"hints", v.hints}, {"num_stages", v.num_stages}, {"shared", v.kernel.shared}});
+      }
+      out["triton"] = {{"kernel", p0.kernel.name},
+                       {"num_stages", stages},
+                       {"dump_num_stages", p0.dump_num_stages},
+                       {"num_warps", p0.kernel.num_warps},
+                       {"shared", p0.kernel.shared},
                        {"grid", grid},
-                       {"ctas_per_sm", tplan->ctas_per_sm}};
+                       {"ctas_per_sm", p0.ctas_per_sm},
+                       {"variants", variants}};
     }
     out["vendor_name"] = want_vendor || want_script ? spec->vendor_name() : "";
     // The parent runs the script after this child (vendor_script.h); we only name it.
@@ -388,6 +400,7 @@ json run_measurement(const MeasureRequest& req) {
       std::unique_ptr<DeviceBuffers> tout;
       std::unique_ptr<TritonLaunch> tlaunch;
       int triton_per_sm = 0;  // the programs per SM chosen for a free grid, else 0
+      json triton_hints;      // the JIT specialization Triton's kernel ran with here
       if (gen) {
         gout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
         gen_fn = launcher(*gen, *gout, "generated");
@@ -398,23 +411,27 @@ json run_measurement(const MeasureRequest& req) {
         hw_fn = launcher(*hw, *hout, "handwritten");
         run_once(hw_fn, "handwritten");
       }
-      if (triton) {
+      if (!tmodules.empty()) {
         where = "Triton at " + label;
         try {
           tout = std::make_unique<DeviceBuffers>(layout.outputs, layout.n_outputs, false, true);
           sp::ArgList args;
           spec_call(spec->kernel_args(s, in.data(), tout->data(), args), "Triton args");
           if (args.n >= sp::kMaxArgs) throw Error("too many kernel arguments");
-          TritonPlan plan = *tplan;
+          const auto vi = static_cast<size_t>(tplans->shape_variant[static_cast<size_t>(si)]);
+          TritonPlan plan = tplans->variants[vi];
+          const b::TritonModule& triton = *tmodules[vi];
+          check_triton_hints(plan, args, label);
+          triton_hints = plan.hints;
           if (timing && timed_shape && triton_grid_is_free(plan)) {
             b::BenchOptions brief = bo;
             brief.warmup_ms = std::min(bo.warmup_ms, 5.0);
             brief.rep_ms = std::min(bo.rep_ms, 20.0);
             plan.ctas_per_sm =
-                fastest_triton_ctas_per_sm(*triton, plan, args.a, args.n, dev.sm_count, brief);
+                fastest_triton_ctas_per_sm(triton, plan, args.a, args.n, dev.sm_count, brief);
             triton_per_sm = plan.ctas_per_sm;
           }
-          tlaunch = std::make_unique<TritonLaunch>(*triton, plan, args.a, args.n, dev.sm_count);
+          tlaunch = std::make_unique<TritonLaunch>(triton, plan, args.a, args.n, dev.sm_count);
           const bool zero = spec->zero_outputs();
           triton_fn = [t = tlaunch.get(), o = tout.get(), zero, label] {
             if (zero)
@@ -436,7 +453,7 @@ json run_measurement(const MeasureRequest& req) {
           cudaGetLastError();
           if (cudaDeviceSynchronize() != cudaSuccess) throw TritonFault(e.what());
           triton_error = e.what();
-          triton.reset();
+          tmodules.clear();
           std::string note = label + ": Triton dropped: ";
           note += triton_error;
           progress(req, note);
@@ -503,6 +520,7 @@ json run_measurement(const MeasureRequest& req) {
                  {"vendor_ok", vendor_ok},
                  {"triton_ok", tout ? triton_ok : true},
                  {"triton_ctas_per_sm", tout ? triton_per_sm : 0},
+                 {"triton_hints", tout ? triton_hints : json()},
                  {"timed", timed_shape}};
       progress(req,
                label + (gen ? (ok ? ": generated correct" : ": generated FAILS its check") : "") +

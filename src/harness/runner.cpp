@@ -146,7 +146,7 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
   if (triton) {
     TritonConfig tc{opt_.python, opt_.root, opt_.build.cache_dir,
                     device_.value("shared_optin_bytes", kSm90MaxSharedBytes), opt_.timeout_s};
-    tp = prepare_triton(tc, c, label);
+    tp = prepare_triton(tc, c, label, spec.so_path);
   }
   std::vector<std::string> with_triton = argv;
   if (!tp.plan_path.empty()) with_triton.insert(with_triton.end(), {"--triton", tp.plan_path});

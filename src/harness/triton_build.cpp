@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "sched2cu/harness/child.h"
 #include "sched2cu/harness/module_cache.h"
 #include "sched2cu/harness/subprocess.h"
+#include "sched2cu/harness/triton_launch.h"
 #include "sched2cu/sgraph/grid_expr.h"
 #include "sched2cu/sgraph/json_io.h"
 
@@ -61,7 +63,14 @@ std::string field_text(const json& j, const char* key) {
 
 }  // namespace
 
-TritonBuild build_triton(const TritonConfig& cfg, const fs::path& kernel_py) {
+std::string hints_text(const std::vector<std::string>& hints) {
+  std::string t;
+  for (size_t i = 0; i < hints.size(); ++i) t += (i ? "," : "") + hints[i];
+  return t;
+}
+
+TritonBuild build_triton(const TritonConfig& cfg, const fs::path& kernel_py,
+                         const std::vector<std::string>& hints) {
   TritonBuild b;
   const fs::path tool = cfg.root / "tools" / "triton_compile.py";
   const fs::path dump = cfg.root / "tools" / "dump_ttgir.py";
@@ -84,7 +93,7 @@ TritonBuild build_triton(const TritonConfig& cfg, const fs::path& kernel_py) {
   // decides the stage count. Not where any of them lives.
   const std::string key =
       content_hash({"triton", read_file(kernel_py), read_file(tool), read_file(dump), probe.version,
-                    std::to_string(cfg.max_shared)});
+                    std::to_string(cfg.max_shared), hints_text(hints)});
   const std::string base = (fs::absolute(cfg.cache_dir) / ("triton-" + key)).string();
   const std::string json_path = base + ".json", cubin = base + ".cubin";
   b.log_path = base + ".log";
@@ -101,9 +110,16 @@ TritonBuild build_triton(const TritonConfig& cfg, const fs::path& kernel_py) {
     }
   }
   const std::string tmp = base + ".tmp" + std::to_string(getpid());
-  std::vector<std::string> argv = {
-      cfg.python, tool.string(), kernel_py.string(), "--max-shared", std::to_string(cfg.max_shared),
-      "--out",    tmp + ".json", "--cubin",          tmp + ".cubin"};
+  std::vector<std::string> argv = {cfg.python,
+                                   tool.string(),
+                                   kernel_py.string(),
+                                   "--max-shared",
+                                   std::to_string(cfg.max_shared),
+                                   "--out",
+                                   tmp + ".json",
+                                   "--cubin",
+                                   tmp + ".cubin",
+                                   "--hints=" + hints_text(hints)};
   ProcOptions o;
   o.timeout_s = cfg.timeout_s;
   ProcResult p = run_process(argv, o);
@@ -189,38 +205,122 @@ TritonPrep::~TritonPrep() {
   if (!plan_path.empty()) std::remove(plan_path.c_str());
 }
 
-TritonPrep prepare_triton(const TritonConfig& cfg, const CaseFiles& c, const std::string& label) {
+TritonSignature read_triton_signature(const TritonConfig& cfg, const fs::path& kernel_py) {
+  TritonSignature sig;
+  const fs::path tool = cfg.root / "tools" / "triton_compile.py";
+  ProcOptions o;
+  o.timeout_s = cfg.timeout_s;
+  ProcResult p = run_process({cfg.python, tool.string(), kernel_py.string(), "--signature"}, o);
+  const json r = json::parse(p.out, nullptr, false);
+  if (r.is_object() && r.contains("unavailable")) {
+    sig.unavailable = field_text(r, "unavailable");
+  } else if (r.is_object() && r.contains("error")) {
+    sig.error = one_line(field_text(r, "error"));
+  } else if (!p.ok() || !r.is_object() || !r.contains("params") || !r["params"].is_array()) {
+    sig.error = one_line("triton_compile.py --signature " + describe_exit(p) +
+                         " without a signature (" + p.err + ")");
+  } else {
+    for (const json& prm : r["params"]) sig.types.push_back(prm.value("type", ""));
+  }
+  return sig;
+}
+
+std::vector<std::vector<std::string>> shape_hints(const json& listed,
+                                                  const std::vector<std::string>& types) {
+  if (listed.contains("error"))
+    throw Error("listing the spec's arguments: " + listed["error"].dump());
+  std::vector<std::vector<std::string>> out;
+  for (const json& sh : listed.at("shapes")) {
+    std::vector<sched2cu_arg> args;
+    for (const json& v : sh.at("args")) {
+      sched2cu_arg a{};
+      a.i = v.get<long long>();
+      args.push_back(a);
+    }
+    try {
+      out.push_back(jit_hints(types, args.data(), static_cast<int>(args.size())));
+    } catch (const Error& e) {
+      throw Error("at " + sh.value("label", std::string("?")) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+TritonPrep prepare_triton(const TritonConfig& cfg, const CaseFiles& c, const std::string& label,
+                          const std::string& spec_so) {
   TritonPrep t;
   if (!c.kernel_py) return t;
   if (!c.graph) {
     t.error = "no schedule_graph.json: Triton's kernel is launched on the generated kernel's grid";
     return t;
   }
+  auto skipped = [&](const std::string& why) {
+    std::fprintf(stderr, "  %s: Triton column skipped: %s\n", label.c_str(), why.c_str());
+    t.unavailable = why;
+    return std::move(t);
+  };
+  auto failed = [&](const std::string& why, const std::string& log) {
+    std::fprintf(stderr, "  %s: Triton: %s%s\n", label.c_str(), why.c_str(),
+                 log.empty() ? "" : (" (log: " + log + ")").c_str());
+    t.error = why;
+    return std::move(t);
+  };
   std::fprintf(stderr, "  %s: compiling kernel.py with Triton\n", label.c_str());
-  TritonBuild b = build_triton(cfg, c.dir / "kernel.py");
-  if (!b.unavailable.empty()) {
-    std::fprintf(stderr, "  %s: Triton column skipped: %s\n", label.c_str(), b.unavailable.c_str());
-    t.unavailable = b.unavailable;
-    return t;
+  // Probe first: without Triton there is no signature to ask for either.
+  const TritonProbe& probe =
+      probe_triton(cfg.python, cfg.root / "tools" / "triton_compile.py", cfg.timeout_s);
+  if (!probe.unavailable.empty()) return skipped(probe.unavailable);
+  if (!probe.error.empty()) return failed(probe.error, "");
+  // What the JIT would specialize at each shape: the spec's arguments (listed by a child, no
+  // GPU) read at DUMP's signature types.
+  std::vector<std::vector<std::string>> hints;
+  try {
+    const TritonSignature sig = read_triton_signature(cfg, c.dir / "kernel.py");
+    if (!sig.unavailable.empty()) return skipped(sig.unavailable);
+    if (!sig.error.empty()) return failed(sig.error, "");
+    ProcOptions o;
+    o.timeout_s = cfg.timeout_s;
+    const std::string out = make_result_file();
+    ProcResult p = run_process({cfg.measure_exe.empty() ? self_exe() : cfg.measure_exe, "__measure",
+                                "--spec", spec_so, "--shape-args", "--out", out},
+                               o);
+    const std::string text = read_file_if_exists(out).value_or("");
+    std::remove(out.c_str());
+    const json listed = json::parse(text, nullptr, false);
+    if (!listed.is_object())
+      return failed(
+          "listing the spec's arguments: the child " + describe_exit(p) + " without a result", "");
+    hints = shape_hints(listed, sig.types);
+  } catch (const std::exception& e) {
+    return failed(one_line(e.what()), "");
   }
-  if (!b.error.empty()) {
-    std::fprintf(stderr, "  %s: Triton: %s (log: %s)\n", label.c_str(), b.error.c_str(),
-                 b.log_path.c_str());
-    t.error = b.error;
-    return t;
-  }
-  const int stages = b.result.value("num_stages", 0);
-  const int asked = b.result.value("dump_num_stages", 0);
-  const std::string retried =
-      stages == asked ? "" : " (DUMP's " + std::to_string(asked) + " did not fit)";
-  std::fprintf(stderr, "  %s: Triton: %s%s, num_stages %d%s, %lld B of shared memory\n",
-               label.c_str(), b.result.value("kernel", std::string("?")).c_str(),
-               b.cached ? " (cached)" : "", stages, retried.c_str(), b.result.value("shared", 0LL));
+  // One compile per distinct specialization, in shape order.
+  std::vector<std::vector<std::string>> keys;
+  json plans = {{"variants", json::array()}, {"shape_variant", json::array()}};
   try {
     const sgraph::ScheduleGraph g = sgraph::read_schedule_graph(c.dir / "schedule_graph.json");
-    const json plan = triton_plan(b.result, g.launch);
+    for (const auto& h : hints) {
+      auto it = std::find(keys.begin(), keys.end(), h);
+      if (it == keys.end()) {
+        TritonBuild b = build_triton(cfg, c.dir / "kernel.py", h);
+        if (!b.unavailable.empty()) return skipped(b.unavailable);
+        if (!b.error.empty()) return failed(b.error, b.log_path);
+        const int stages = b.result.value("num_stages", 0);
+        const int asked = b.result.value("dump_num_stages", 0);
+        const std::string retried =
+            stages == asked ? "" : " (DUMP's " + std::to_string(asked) + " did not fit)";
+        std::fprintf(stderr, "  %s: Triton: %s [%s]%s, num_stages %d%s, %lld B of shared memory\n",
+                     label.c_str(), b.result.value("kernel", std::string("?")).c_str(),
+                     hints_text(h).c_str(), b.cached ? " (cached)" : "", stages, retried.c_str(),
+                     b.result.value("shared", 0LL));
+        plans["variants"].push_back(triton_plan(b.result, g.launch));
+        keys.push_back(h);
+        it = keys.end() - 1;
+      }
+      plans["shape_variant"].push_back(it - keys.begin());
+    }
     t.plan_path = make_result_file();
-    write_file_atomic(t.plan_path, plan.dump(1) + "\n");
+    write_file_atomic(t.plan_path, plans.dump(1) + "\n");
   } catch (const std::exception& e) {
     t.error = one_line(std::string("the Triton launch plan: ") + e.what());
   }

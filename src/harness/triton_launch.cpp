@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 
 #include "sched2cu/bench/cuda_check.h"
@@ -76,7 +77,50 @@ TritonPlan triton_plan_from_json(const json& j) {
   const auto grid = field<std::vector<std::string>>(j, "grid");
   if (grid.size() != 3) throw Error("the Triton launch plan's \"grid\" is not three extents");
   for (const auto& g : grid) p.grid.push_back(sgraph::parse_grid_expr(g, "the Triton launch grid"));
+  if (j.contains("hints")) {
+    p.hints = field<std::vector<std::string>>(j, "hints");
+    if (p.hints.size() != k.param_types.size())
+      throw Error("the Triton launch plan's \"hints\" do not match its \"params\"");
+  }
+  if (j.contains("specialized")) {
+    k.specialized = field<std::vector<int>>(j, "specialized");
+    for (int i : k.specialized)
+      if (i < 0 || i >= static_cast<int>(k.param_types.size()) ||
+          !integer_type(k.param_types[static_cast<size_t>(i)]))
+        throw Error("the Triton launch plan specializes " + std::to_string(i) +
+                    ", no integer parameter");
+  }
   return p;
+}
+
+TritonPlans triton_plans_from_json(const json& j) {
+  if (!j.is_object()) throw Error("the Triton launch plans are not a JSON object");
+  TritonPlans ps;
+  for (const json& v : field<json>(j, "variants")) ps.variants.push_back(triton_plan_from_json(v));
+  ps.shape_variant = field<std::vector<int>>(j, "shape_variant");
+  for (int v : ps.shape_variant)
+    if (v < 0 || v >= static_cast<int>(ps.variants.size()))
+      throw Error("the Triton launch plans name variant " + std::to_string(v) + " of " +
+                  std::to_string(ps.variants.size()));
+  return ps;
+}
+
+std::vector<std::string> jit_hints(const std::vector<std::string>& types, const sched2cu_arg* args,
+                                   int nargs) {
+  if (nargs != static_cast<int>(types.size()))
+    throw Error("kernel.py's DUMP signature has " + std::to_string(types.size()) +
+                " parameters, the spec passed " + std::to_string(nargs) + " arguments");
+  std::vector<std::string> h;
+  for (size_t i = 0; i < types.size(); ++i) {
+    const std::string& t = types[i];
+    if (!t.empty() && t[0] == '*')
+      h.emplace_back(reinterpret_cast<uintptr_t>(args[i].ptr) % 16 == 0 ? "D" : "");
+    else if (integer_type(t) && t != "i1" && t != "u1")
+      h.emplace_back(args[i].i == 1 ? "1" : (args[i].i % 16 == 0 ? "D" : ""));
+    else
+      h.emplace_back("");
+  }
+  return h;
 }
 
 std::array<long long, 3> triton_grid(const TritonPlan& plan, const sched2cu_arg* args, int nargs,

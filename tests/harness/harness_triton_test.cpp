@@ -116,8 +116,30 @@ TEST(TritonParams, RefusesWhatItCannotPassFaithfully) {
   k.entry_param_bytes.pop_back();
   EXPECT_EQ(error_of([&] { TritonParams p(k, a, 9); }),
             "Triton's attn_fwd_kernel takes parameters of [8,8,8,8,8,4,4,4,4,8] bytes (its PTX "
-            ".entry), the harness packs [8,8,8,8,8,4,4,4,4,8,8] (signature + 2 scratch "
-            "pointers): not the launcher of Triton 3.6?");
+            ".entry), the harness packs [8,8,8,8,8,4,4,4,4,8,8] (signature less its constexpr 1s "
+            "+ 2 scratch pointers): not the launcher of Triton 3.6?");
+}
+
+// An integer argument the JIT specialized to the constexpr 1 is no kernel parameter: it is not
+// packed, and a launch whose argument is not 1 is refused (the kernel has 1 baked in).
+TEST(TritonParams, ConstexprOnesAreNotPackedAndMustBeOne) {
+  TritonKernelInfo k = fa_kernel();
+  k.specialized = {6};  // Z
+  k.entry_param_bytes = {8, 8, 8, 8, 8, 4, 4, 4, 8, 8};
+  int buf[5];
+  sched2cu_arg a[9];
+  for (int i = 0; i < 5; ++i) a[i].ptr = &buf[i];
+  a[5].f = 0.5;
+  a[6].i = 1;
+  a[7].i = 16;
+  a[8].i = 4096;
+  TritonParams p(k, a, 9);
+  ASSERT_EQ(p.size(), 10u);
+  EXPECT_EQ(p.bytes(6), bytes_of(int32_t{16}));
+  EXPECT_EQ(p.bytes(7), bytes_of(int32_t{4096}));
+  a[6].i = 2;
+  EXPECT_EQ(error_of([&] { TritonParams q(k, a, 9); }),
+            "argument 6 of Triton's attn_fwd_kernel = 2, but its kernel was compiled for 1");
 }
 
 // What the loader refuses is refused before the driver is asked anything (these hold with or
@@ -304,22 +326,6 @@ TEST(TritonBuild, CompilesCorpusKernelsWithTheStageRetry) {
   EXPECT_TRUE(again.cached);
   EXPECT_EQ(again.result["cubin"], cubin);
 
-  // What the parent hands the child: the plan file, removed with its TritonPrep.
-  std::string plan_path;
-  {
-    TritonPrep tp =
-        prepare_triton(cfg, inspect_case(kRoot / "examples", "case2_persistent_gemm"), "t");
-    ASSERT_EQ(tp.error, "");
-    plan_path = tp.plan_path;
-    TritonPlan fp = triton_plan_from_json(json::parse(sched2cu::read_file(plan_path)));
-    EXPECT_EQ(fp.cubin, cubin);
-    EXPECT_EQ(fp.num_stages, 3);
-    EXPECT_EQ(fp.dump_num_stages, 4);
-    // The graph's persistent grid, clamped to the tile count (docs/scheduler.md, "Grid").
-    EXPECT_EQ(sched2cu::sgraph::to_text(fp.grid[0]), "min(132, cdiv(M, 128) * cdiv(N, 256))");
-  }
-  EXPECT_FALSE(fs::exists(plan_path));
-
   TritonBuild c1 = build_triton(cfg, kRoot / "examples/case1_simple_gemm/kernel.py");
   ASSERT_EQ(c1.error, "");
   EXPECT_FALSE(c1.cached);
@@ -476,7 +482,7 @@ TEST(TritonCells, BenchRowsWithAnInterpreterWithoutTriton) {
     for (json& s : j["shapes"]) s.erase("triton");
     Measurement m = parse_measurement(j);
     TritonPrep tp;
-    if (triton) tp = prepare_triton(cfg, c, label);
+    if (triton) tp = prepare_triton(cfg, c, label, "");
     EXPECT_EQ(tp.plan_path, "");
     note_triton(m, tp.unavailable, tp.error);
     return m;

@@ -123,6 +123,33 @@ class SignatureOrder(unittest.TestCase):
             tc._check_signature_order(fn, self.spec(["a", "N", "M"]), "k.py")
 
 
+class Hints(unittest.TestCase):
+    SIG = {"a_ptr": "*fp16", "M": "i32", "K": "i64", "scale": "fp32", "flag": "i1"}
+
+    def test_one_entry_per_parameter_or_none(self):
+        self.assertEqual(tc.parse_hints("", self.SIG), [""] * 5)
+        self.assertEqual(tc.parse_hints("D,1,D,,", self.SIG), ["D", "1", "D", "", ""])
+        with self.assertRaisesRegex(dump_ttgir.DumpError, "4 entries for the 5 parameters"):
+            tc.parse_hints("D,1,D,", self.SIG)
+
+    def test_only_what_the_jit_specializes(self):
+        with self.assertRaisesRegex(dump_ttgir.DumpError, "a_ptr is \\*fp16; only integers"):
+            tc.parse_hints("1,,,,", self.SIG)
+        with self.assertRaisesRegex(dump_ttgir.DumpError, "scale is fp32; only pointers"):
+            tc.parse_hints(",,,D,", self.SIG)
+        with self.assertRaisesRegex(dump_ttgir.DumpError, "flag is i1; only integers"):
+            tc.parse_hints(",,,,1", self.SIG)
+        with self.assertRaisesRegex(dump_ttgir.DumpError, "'X' for M is not D, 1 or empty"):
+            tc.parse_hints(",X,,,", self.SIG)
+
+    def test_ones_become_constexprs_and_divisibility_is_keyed_by_position(self):
+        fn = types.SimpleNamespace(arg_names=["a_ptr", "M", "K", "scale", "flag", "BLOCK"])
+        sig, consts, attrs = tc.specialize(fn, self.SIG, {"BLOCK": 64}, ["D", "1", "D", "", ""])
+        self.assertEqual(list(sig), ["a_ptr", "K", "scale", "flag"])
+        self.assertEqual(consts, {"BLOCK": 64, "M": 1})
+        self.assertEqual(attrs, {(0,): [["tt.divisibility", 16]], (2,): [["tt.divisibility", 16]]})
+
+
 class Protocol(unittest.TestCase):
     def run_tool(self, *args, python_flags=()):
         with tempfile.TemporaryDirectory() as d:

@@ -28,18 +28,21 @@ struct TritonKernelInfo {
   long long profile_scratch_size = 0, profile_scratch_align = 1;
   bool launch_cooperative_grid = false, launch_pdl = false;
   std::vector<std::string> param_types;  // kernel.py's signature, in order: "*fp16", "i32", ...
-  std::vector<int> entry_param_bytes;    // the PTX .entry's parameter sizes, scratch included
+  // Signature positions compiled as the constexpr 1 (the JIT's specialization of an integer
+  // argument equal to 1): not kernel parameters, so never packed.
+  std::vector<int> specialized;
+  std::vector<int> entry_param_bytes;  // the PTX .entry's parameter sizes, scratch included
 };
 
 // Triton kernel parameters packed from launch-ABI arguments (pure; no GPU).
 class TritonParams {
  public:
-  // Packs args[i] at k.param_types[i]: a pointer type ("*...") from .ptr, 8 bytes; i1, i8, i16,
-  // i32, i64 and u1 ... u64 from .i, range checked; fp16 and bf16 (the bit patterns Triton's
-  // launcher makes: fp16 rounded to nearest, bf16 truncated), fp32 and fp64 from .f. Then two
-  // 8-byte slots for the scratch pointers (null until set_scratch). Throws sched2cu::Error on a
-  // count mismatch, an unknown type, a value out of range, or sizes that differ from
-  // k.entry_param_bytes.
+  // Packs args[i] at k.param_types[i], except the positions in k.specialized: a pointer type
+  // ("*...") from .ptr, 8 bytes; i1, i8, i16, i32, i64 and u1 ... u64 from .i, range checked; fp16
+  // and bf16 (the bit patterns Triton's launcher makes: fp16 rounded to nearest, bf16 truncated),
+  // fp32 and fp64 from .f. Then two 8-byte slots for the scratch pointers (null until set_scratch).
+  // Throws sched2cu::Error on a count mismatch, an unknown type, a value out of range, or sizes
+  // that differ from k.entry_param_bytes.
   TritonParams(const TritonKernelInfo& k, const sched2cu_arg* args, int nargs);
   TritonParams(const TritonParams&) = delete;
   TritonParams& operator=(const TritonParams&) = delete;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "sched2cu/harness/cases.h"
 #include "sched2cu/harness/results.h"
@@ -27,6 +28,9 @@ struct TritonConfig {
   std::filesystem::path cache_dir;
   long long max_shared = kSm90MaxSharedBytes;  // the device's opt-in limit
   double timeout_s = 600;
+  // The sched2cu binary whose `__measure --shape-args` lists the spec's arguments (empty: this
+  // process's own executable, which is sched2cu wherever the harness runs).
+  std::string measure_exe;
 };
 
 // The implicit constructor is noexcept (nlohmann::json's null one is); clang-tidy 14 sees a
@@ -42,9 +46,29 @@ struct TritonBuild {
   std::string log_path;  // the compile's stderr, kept when it failed
 };
 
-// Compiles `kernel_py` (or finds it in the cache). Never throws for what the compile does; a
-// missing tool or an unwritable cache is an `error` too.
-TritonBuild build_triton(const TritonConfig& cfg, const std::filesystem::path& kernel_py);
+// Compiles `kernel_py` specialized as `hints` says (one entry per DUMP signature parameter: "D",
+// "1" or "", see jit_hints in triton_launch.h; empty: nothing assumed), or finds it in the cache
+// (keyed on the hints too). Never throws for what the compile does; a missing tool or an
+// unwritable cache is an `error` too.
+TritonBuild build_triton(const TritonConfig& cfg, const std::filesystem::path& kernel_py,
+                         const std::vector<std::string>& hints = {});
+
+// "D,D,,1": hints as --hints takes them.
+std::string hints_text(const std::vector<std::string>& hints);
+
+// DUMP's signature types of `kernel_py`, in order (triton_compile.py --signature), or why not.
+struct TritonSignature {
+  std::vector<std::string> types;
+  std::string unavailable, error;
+};
+TritonSignature read_triton_signature(const TritonConfig& cfg,
+                                      const std::filesystem::path& kernel_py);
+
+// Per shape, the JIT's specialization (jit_hints) of the arguments `listed` by
+// `__measure --shape-args` ({"shapes": [{"label", "args": [bits...]}]}) read at `types`. Throws
+// sched2cu::Error for a listing that is an error or whose argument counts differ from `types`.
+std::vector<std::vector<std::string>> shape_hints(const nlohmann::json& listed,
+                                                  const std::vector<std::string>& types);
 
 // The measurement child's launch plan (triton_launch.h): `compiled` (a TritonBuild's result)
 // with the graph's grid in text form and its ctas_per_sm. Throws sched2cu::Error when the grid
@@ -52,8 +76,10 @@ TritonBuild build_triton(const TritonConfig& cfg, const std::filesystem::path& k
 nlohmann::json triton_plan(const nlohmann::json& compiled, const sgraph::Launch& launch);
 
 // What the parent prepares before a measurement child for the Triton column of case `c` (one
-// that has kernel.py): the compile, then the launch plan in a temporary file for the child's
-// `--triton` (removed with this object), or why there is none. Progress goes to stderr.
+// that has kernel.py): the spec's arguments at every shape (a `__measure --shape-args` child of
+// `spec_so`, no GPU), one compile per distinct JIT specialization of them, then the launch plans
+// ({"variants": [plan...], "shape_variant": [...]}) in a temporary file for the child's
+// `--triton` (removed with this object), or why there are none. Progress goes to stderr.
 struct TritonPrep {
   std::string plan_path;  // empty: no Triton kernel in this measurement
   std::string unavailable, error;
@@ -64,7 +90,8 @@ struct TritonPrep {
   TritonPrep& operator=(const TritonPrep&) = delete;
   ~TritonPrep();
 };
-TritonPrep prepare_triton(const TritonConfig& cfg, const CaseFiles& c, const std::string& label);
+TritonPrep prepare_triton(const TritonConfig& cfg, const CaseFiles& c, const std::string& label,
+                          const std::string& spec_so);
 
 // Records in `m` (a successful measurement's raw JSON, then parsed again) why the Triton column
 // has no figures: `unavailable` ("no triton") or `error`. No-op for an error measurement.

@@ -24,12 +24,34 @@ struct TritonPlan {
   int num_stages = 0, dump_num_stages = 0;
   std::vector<sgraph::GridExpr> grid;  // launch.grid of schedule_graph.json: x, y, z
   int ctas_per_sm = 1;                 // launch.ctas_per_sm: num_sms stands for this many per SM
+  // What the kernel was compiled assuming of each argument (jit_hints); empty: nothing.
+  std::vector<std::string> hints;
 };
+
+// Triton's JIT compiles a kernel per specialization of its arguments; the harness compiles one
+// variant per specialization its shapes need, and each shape runs its own (shape_variant[i] is
+// shape i's index into variants).
+struct TritonPlans {
+  std::vector<TritonPlan> variants;
+  std::vector<int> shape_variant;
+};
+
+// What Triton 3.6's JIT assumes of each argument of a call (pure): for a parameter of `types`
+// (DUMP's signature), "1" for an integer equal to 1 (compiled as a constexpr), "D" for an integer,
+// or a pointer's address, that is a multiple of 16 (tt.divisibility 16), "" otherwise and for
+// floats (BaseBackend.get_int_specialization / get_tensor_specialization and the constexpr 1 of
+// native_specialize_impl). Throws sched2cu::Error when the counts differ.
+std::vector<std::string> jit_hints(const std::vector<std::string>& types, const sched2cu_arg* args,
+                                   int nargs);
 
 // Parses a plan (triton_build.h writes it: the compile's result JSON plus "cubin", "grid" in the
 // text form of grid_expr.h and "ctas_per_sm"). Throws sched2cu::Error naming the missing or
 // malformed field.
 TritonPlan triton_plan_from_json(const nlohmann::json& j);
+
+// Parses the plans file the parent writes ({"variants": [plan, ...], "shape_variant": [i, ...]}).
+// Throws sched2cu::Error for a malformed one or a shape naming no variant.
+TritonPlans triton_plans_from_json(const nlohmann::json& j);
 
 // The programs of one launch (pure): plan.grid with every parameter the value of its ABI
 // argument (an integer parameter of the signature; its `.i`) and num_sms = ctas_per_sm *

@@ -1,5 +1,6 @@
 // wgmma (warpgroup MMA) primitives for sm_90a: shared-memory matrix descriptors matching the
-// TMA swizzles, mma_async for f16/bf16 (k16) and fp8 e4m3/e5m2 (k32) with f32 accumulators,
+// TMA swizzles, mma_async for f16/bf16 (k16), fp8 e4m3/e5m2 (k32) and tf32 (k8) with f32
+// accumulators,
 // A from shared memory or registers, and the fence / commit / wait protocol. All four warps of
 // a warpgroup must execute every function here together (.sync.aligned).
 #pragma once
@@ -9,7 +10,7 @@
 namespace sched2cu::rt {
 
 // Which dimension of an operand tile is contiguous in shared memory: K-major (A row-major MxK,
-// B stored NxK) or MN-major (A stored KxM, B row-major KxN). fp8 supports K-major only.
+// B stored NxK) or MN-major (A stored KxM, B row-major KxN). fp8 and tf32 support K-major only.
 enum class Major : int { K = 0, MN = 1 };
 
 // Raw descriptor: start address, leading/stride byte offsets, swizzle span in bytes (0, 32,
@@ -30,7 +31,7 @@ SCHED2CU_DEVICE uint64_t wgmma_desc_raw(uint32_t smem_addr, uint32_t lbo, uint32
 // (a mask, a shift, an or and a move per k-step, most of a wgmma loop's uniform instructions).
 SCHED2CU_DEVICE uint64_t wgmma_desc_step(uint64_t d, uint32_t bytes) { return d + (bytes >> 4); }
 
-// Descriptor for k-step `ks` (16 f16/bf16 or 32 fp8 elements = 32 bytes of K) of a K-major
+// Descriptor for k-step `ks` (16 f16/bf16, 32 fp8 or 8 tf32 elements = 32 bytes of K) of a K-major
 // operand tile with `Rows` rows (M or N) as TMA writes it: the tile's K extent is split into
 // boxes of `Swizzle` bytes (16 bytes when Swizzle == 0), each box [Rows][box bytes], boxes
 // consecutive. The tile base must be 1024-byte aligned (8 * Swizzle for smaller swizzles).
@@ -92,13 +93,18 @@ SCHED2CU_DEVICE void wgmma_fence_operand(uint32_t (&d)[K]) {
   for (int i = 0; i < K; ++i) asm volatile("" : "+r"(d[i])::"memory");
 }
 
+// The operand type of a tf32 wgmma: f32 values in shared memory (or registers), of which the
+// tensor core reads the tf32 part (sign, exponent and the top 10 mantissa bits), as Triton's
+// `tl.dot` of f32 tiles with its default input_precision "tf32" does on Hopper.
+struct tf32 {};
+
 template <int N, class TA, class TB>
 struct WgmmaOp;  // specialized in wgmma_ops.inc
 
 #include "sched2cu/wgmma_ops.inc"
 
 // D[64xN] = A[64xK] * B[KxN] + (scale_d ? D : 0), A and B from shared-memory descriptors.
-// K = 16 for f16/bf16, 32 for fp8. N in 8..256 step 8. d holds the accumulator fragment
+// K = 16 for f16/bf16, 32 for fp8, 8 for tf32. N in 8..256 step 8. d holds the accumulator fragment
 // (see regtile.cuh for the layout).
 template <int N, class TA, class TB, Major MA = Major::K, Major MB = Major::K>
 SCHED2CU_DEVICE void wgmma_ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,

@@ -59,6 +59,18 @@ OpShape op_shape(const Function& f, const Op& op, int consumer_wgs) {
       throw Error(op.loc.ir, "'" + op.name + "' with operands that are not 2-D tiles");
     s.flops = 2 * a.shape[0] * b.shape[1] * a.shape[1];
     s.dtype = dtype_name(a);
+    if (s.dtype == "f32") {
+      // Triton's InputPrecision: 0 TF32 (tl.dot's default for f32), 1 TF32x3, 2 IEEE, ...; only
+      // tf32 is one tensor-core instruction (Triton splits TF32x3 into three tf32 dots before
+      // TTGIR, and an IEEE dot never becomes a warp_group_dot).
+      const ttgir::Attribute* p = op.attr("inputPrecision");
+      if (p != nullptr && p->ival != 0)
+        throw Error(op.loc.ir, "'" + op.name + "' of f32 tiles with inputPrecision " +
+                                   std::to_string(p->ival) +
+                                   ": only tf32 (input_precision=\"tf32\", 0) runs on the tensor "
+                                   "cores as one wgmma");
+      s.dtype = "tf32";
+    }
   }
   return s;
 }

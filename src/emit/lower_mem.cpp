@@ -56,6 +56,15 @@ void lower_local_alloc(Lower& L, const ttgir::Op& o, Lowered&) {
   v.lay = Lay::Smem;
   v.buffer = b->id;
   v.smem_trans = layout_transposed(L.c, L.c.type(o.results.at(0)), o.id);
+  // The alloc is a view of the slot TMA fills, in the descriptor's row-major order. A transposed
+  // layout here asks for the tile's bytes transposed, a copy through registers (what Triton does
+  // for a [K, N] B of tf32 or fp8, whose wgmma reads K-major only): not implemented, and reading
+  // the TMA bytes as if transposed would compute garbage.
+  if (v.smem_trans && src != nullptr && src->name == "tt.descriptor_load")
+    L.c.fail(o.id,
+             "this shared layout stores the loaded tile transposed (a copy through registers, "
+             "not what TMA writes); load the operand in the layout the MMA reads instead (for a "
+             "B operand of tf32 or 8-bit types: B as [N, K] and b.T)");
   v.storage = o.results[0];
   L.set(o.results[0], v);
 }
@@ -388,8 +397,8 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
            "storing a column-split accumulator tile outside a staging ring is not "
            "implemented");
   if (v.packed) c.fail(o.id, "storing a loaded 16-bit register tile is not implemented");
-  if (v.elem != d.elem || elem_bytes(d.elem) != 2)
-    c.fail(o.id, "only 16-bit tile stores are implemented");
+  if (v.elem != d.elem || (elem_bytes(d.elem) != 2 && d.elem != "f32"))
+    c.fail(o.id, "only 16-bit and f32 tile stores are implemented");
   const int parts = L.r.split_parts;
   if (d.block.size() != 2 || d.block[0] != static_cast<int64_t>(v.rows) * parts ||
       d.block[1] != v.cols)
@@ -411,7 +420,10 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   const long long nbox = v.cols / w;
   const Text row = R(o.operands.at(1)), col = R(o.operands.at(2));
   const Text rows = L.split() ? row + " + slice * " + S(v.rows) : row;
-  const std::string T = cuda_elem(c, d.elem, o.id);
+  // The box writer: converted to 16 bits, or the f32 accumulator as it is.
+  const Text store_fn = d.elem == "f32" ? "acc_store_box_f32<" + S(d.swizzle) + ", " + S(w) + ">"
+                                        : "acc_store_box<" + cuda_elem(c, d.elem, o.id) + ", " +
+                                              S(d.swizzle) + ", " + S(w) + ">";
   if (in_loop) L.stores_in_flight = true;
   // The staging bytes are one set (the whole tile, or a ring of column subtiles indexed by the
   // box, not by the loop iteration): the loop's previous stores are waited for below.
@@ -468,8 +480,8 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   // thread store it, so the TMA engine writes box ch while the warpgroup converts ch + 1.
   for (int s = 0; s < v.rows / 64; ++s)
     chunk.push_back(
-        mem_code("acc_store_box<" + T + ", " + S(d.swizzle) + ", " + S(w) + ">(" + at + ", " +
-                     R(v.storage) + ", " + S(s) + ", " + S(w) + " * ch, " + S(64LL * s) + ");",
+        mem_code(store_fn + "(" + at + ", " + R(v.storage) + ", " + S(s) + ", " + S(w) + " * ch, " +
+                     S(64LL * s) + ");",
                  Lower::staging_access(*b, slot, box_bytes, Access::Engine::Generic, true)));
   chunk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA store"));
   chunk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg", "the whole box is written"));

@@ -45,14 +45,23 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (vd.rows != rows_wg || static_cast<int64_t>(vd.cols) * vd.col_parts != N)
     c.fail(o.id, "accumulator shape differs from the MMA shape");
   const int64_t NW = vd.cols;  // the wgmma N of this warpgroup
-  const std::string TA = cuda_elem(c, ea, o.id), TB = cuda_elem(c, eb, o.id);
-  const bool fp8 = elem_bytes(ea) == 1;
+  // f32 tiles are read as tf32 (Triton's default input_precision; the scheduler refused any
+  // other); their wgmma type is the runtime's tf32 tag.
+  const auto wgmma_elem = [&](const std::string& e) {
+    return e == "f32" ? std::string("tf32") : cuda_elem(c, e, o.id);
+  };
+  const std::string TA = wgmma_elem(ea), TB = wgmma_elem(eb);
+  if ((ea == "f32") != (eb == "f32")) c.fail(o.id, "a tf32 wgmma needs both operands f32");
+  // 8-bit and tf32 wgmma read both shared-memory operands K-major only (no transpose bit).
+  const bool kmajor_only = elem_bytes(ea) != 2;
+  const std::string kind = ea == "f32" ? "tf32" : "8-bit";
 
   // B: K-major when the memdesc layout is transposed (the buffer is [N][K]), else MN-major.
   const sgraph::Buffer& bb = L.smem_of(B, o.id);
   const bool b_kmajor = L.val(B, o.id).smem_trans;
-  if (fp8 && !b_kmajor)
-    c.fail(o.id, "8-bit wgmma needs a K-major B operand (its layout asks for MN-major)");
+  if (kmajor_only && !b_kmajor)
+    c.fail(o.id, kind + " wgmma needs a K-major B operand (its layout asks for MN-major: " +
+                     "load B as [N, K] and use b.T)");
   const int swb = swizzle_of(c, tb, o.id);
   if (swb == 0) c.fail(o.id, "wgmma operands need a swizzled shared layout");
   Text slot_b = L.slot_addr(bb);
@@ -113,8 +122,8 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
     const sgraph::Buffer& ba = L.smem_of(A, o.id);
     // A: K-major unless its memdesc is transposed (`d.T` of a loaded [K][M] tile: MN-major).
     const bool a_mn = va.smem_trans;
-    if (fp8 && a_mn)
-      c.fail(o.id, "8-bit wgmma needs a K-major A operand (its layout asks for MN-major)");
+    if (kmajor_only && a_mn)
+      c.fail(o.id, kind + " wgmma needs a K-major A operand (its layout asks for MN-major)");
     // An exchanged register tile's slot has no memdesc type: its swizzle is the exchange's.
     const int swa = va.swizzle > 0 ? va.swizzle : swizzle_of(c, ta, o.id);
     if (swa == 0) c.fail(o.id, "wgmma operands need a swizzled shared layout");
@@ -152,6 +161,8 @@ void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out) {
     }
   } else if (va.lay == Lay::DotA) {
     if (va.rows != vd.rows || va.cols != K) c.fail(o.id, "the register A operand's shape differs");
+    if (ea == "f32")
+      c.fail(o.id, "a tf32 A operand from registers is not implemented (only from shared memory)");
     const int P = va.storage;
     regs.push_back(R(P));
     for (int s = 0; s < slabs; ++s) {

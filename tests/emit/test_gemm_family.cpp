@@ -345,3 +345,32 @@ TEST(GemmFamily, LaunchTimeInnermostStrideIsCheckedByTheLauncher) {
               std::string::npos)
         << st;
 }
+
+// tl.dot of f32 tiles (gpu case gemm_tf32: A [M, K], B [N, K], b.T): tf32 wgmma, k8, both
+// operands K-major; the f32 accumulator stored as it is (4-byte box rows).
+TEST(GemmFamily, F32TilesAreATf32WgmmaOfKMajorOperands) {
+  const std::string s = emitted(kRoot / "tests/harness/gpu_cases/gemm_tf32/schedule_graph.json");
+  EXPECT_NE(s.find("wgmma_ss<128, tf32, tf32, Major::K, Major::K>"), std::string::npos);
+  EXPECT_NE(s.find("ks < 4"), std::string::npos);  // 32 columns of K in k8 steps
+  EXPECT_NE(s.find("acc_store_box_f32<128, 32>"), std::string::npos);
+}
+
+// B loaded as [K, N] for a tf32 dot (tests/emit/tf32_mn_b_kernel.py): Triton's local_alloc stores
+// the tile transposed (K-major, through registers), which is not what TMA writes. It was emitted
+// as a view of the TMA bytes read K-major, computing garbage; it is refused at the alloc with
+// what to write instead.
+TEST(GemmFamily, AnAllocThatTransposesATmaTileIsRefused) {
+  const std::string text =
+      sched2cu::read_file((kRoot / "tests/emit/tf32_mn_b_input.ttgir").string());
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  const auto ks = sched2cu::sched::schedule_kernel(
+      sched2cu::ttgir::parse_module(text, "tf32_mn_b_input.ttgir"), "mm_kernel", t, {});
+  try {
+    (void)emit_cuda(ks.graph, {});
+    FAIL() << "emitted a transposing alloc of a TMA tile";
+  } catch (const sched2cu::Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("'ttg.local_alloc' (from tf32_mn_b_kernel.py:17:64)"), std::string::npos) << m;
+    EXPECT_NE(m.find("B as [N, K] and b.T"), std::string::npos) << m;
+  }
+}

@@ -79,18 +79,32 @@ TEST(LoopFree, OnlyAConstantBlockAndALessThanBound) {
             std::string::npos);
 }
 
-// A tl.dot of f32 tiles (tests/sched/f32_dot_input.ttgir, Triton 3.6: a tf32 wgmma) has no
-// tensor-core rate in the table: the error names the op's TTGIR and Python lines and the dtypes
-// the table has (it said only "target model sm_90a: no tensor-core rate for dtype 'f32'").
-TEST(LoopFree, AnMmaTheTableCannotCostIsALocatedError) {
+// A tl.dot of f32 tiles (tests/sched/f32_dot_input.ttgir, Triton 3.6: inputPrecision 0, a tf32
+// wgmma) is costed at the table's tf32 rate, half the f16 one: its 128x128x32 MMA holds the
+// tensor core for at least its flops at that rate, longer than f16's rate would say. (It was
+// refused: the table has no rate for 'f32'.) Any other input precision has no single tensor-core
+// instruction: refused at the op.
+TEST(LoopFree, AnF32DotIsCostedAsTf32) {
   const fs::path in = fs::path(SCHED2CU_SOURCE_DIR) / "tests/sched/f32_dot_input.ttgir";
-  const std::string e = schedule_error(read_file(in.string()));
-  EXPECT_NE(e.find("e.ttgir:41:7: error: 'ttng.warp_group_dot' (from kernel.py:15:29)"),
+  const std::string text = read_file(in.string());
+  auto mma_occupancy = [](const sched::KernelSchedule& ks) {
+    for (const auto& loop : ks.graph.loops)
+      for (const auto& n : loop.nodes)
+        if (n.pipeline == "TC") return n.occupancy;
+    return -1;
+  };
+  const int occupancy = mma_occupancy(schedule_text(text));
+  // 2 * 128 * 128 * 32 flops at the table's rates (flop per clock per SM).
+  const auto t = ddg::TargetModel::load(ddg::TargetModel::default_path());
+  const double flops = 2.0 * 128 * 128 * 32;
+  EXPECT_GE(occupancy, static_cast<int>(flops / t.tc_rate("tf32"))) << occupancy;
+  EXPECT_GT(occupancy, static_cast<int>(flops / t.tc_rate("f16")) * 3 / 2) << occupancy;
+
+  const std::string e = schedule_error(replaced(text, "inputPrecision = 0", "inputPrecision = 2"));
+  EXPECT_NE(e.find("e.ttgir:41:7: error: 'ttng.warp_group_dot' of f32 tiles with inputPrecision 2"),
             std::string::npos)
       << e;
-  EXPECT_NE(e.find("no tensor-core rate for dtype 'f32' (it has rates for bf16, f16"),
-            std::string::npos)
-      << e;
+  EXPECT_NE(e.find("only tf32"), std::string::npos) << e;
 }
 
 // A per-block scalar store masked by a scalar comparison splat to one element

@@ -1,0 +1,36 @@
+# gemm_tf32: C = A · Bᵀ of f32 tiles, the layer a user with f32 weights writes (y = x·Wᵀ): A [M, K]
+# and B [N, K] row-major f32, C [M, N] f32. tl.dot of f32 tiles runs as tf32 on the tensor cores
+# (its default input_precision), both operands K-major as tf32 wgmma requires. One 128x128
+# output tile per program on a 2-D grid. A GPU test of the harness (tests/harness/CMakeLists.txt),
+# not a corpus case; the parameter order is the launch ABI.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def gemm_tf32_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1],
+                                       block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1],
+                                       block_shape=[BLOCK_N, BLOCK_K])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([pid_n * BLOCK_N, k])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc)
+
+
+DUMP = {
+    "kernel": "gemm_tf32_kernel",
+    "signature": {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32",
+                  "M": "i32", "N": "i32", "K": "i32"},
+    "constexprs": {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32},
+    "num_warps": 8,
+    "num_stages": 3,
+}

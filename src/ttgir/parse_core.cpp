@@ -218,10 +218,13 @@ int64_t Parser::integer() {
 Type Parser::scalar_or_fail(const std::string& n, size_t off) {
   Type t;
   t.name = n;
-  if (n.size() > 1 && n[0] == 'i' && std::all_of(n.begin() + 1, n.end(), is_digit)) {
+  // iN, and MLIR's explicitly signed siN / unsigned uiN (Triton's int8 tensor descriptors).
+  const size_t digits = n.rfind("si", 0) == 0 || n.rfind("ui", 0) == 0 ? 2 : 1;
+  if (n.size() > digits && (digits == 2 || n[0] == 'i') &&
+      std::all_of(n.begin() + static_cast<std::ptrdiff_t>(digits), n.end(), is_digit)) {
     t.kind = Type::Kind::Integer;
-    if (n.size() > 6) fail(off, "integer type too wide: " + n);
-    t.bits = std::stoi(n.substr(1));
+    if (n.size() > 5 + digits) fail(off, "integer type too wide: " + n);
+    t.bits = std::stoi(n.substr(digits));
     if (t.bits < 1 || t.bits > 128) fail(off, "unsupported integer width: " + n);
     return t;
   }

@@ -297,6 +297,10 @@ void Parser::custom_op(Function& f, OpId id, size_t start) {
   (void)start;
   const std::string name = at(f, id).name;
   int positional = 0;
+  // tt.elementwise_inline_asm opens with its asm string: a string elsewhere ends the op (a
+  // generic-form op follows), so this one is read before the loop.
+  if (name == "tt.elementwise_inline_asm" && peek() == '"')
+    at(f, id).attrs.emplace_back("asm_string", attribute(false));
   // Elements: operands (alone or in [] groups), keywords, `k = v`, attr dicts, literals.
   while (true) {
     char c = peek();

@@ -79,5 +79,43 @@ TEST(TtgirConstructs, PrintedTypesMatchTritonSpelling) {
   }
 }
 
+// Two forms of Triton 3.6 output the parser refused: tt.elementwise_inline_asm, which opens with
+// its asm string (input_precision="tf32x3" rounds f32 to tf32 with one; it failed with "expected
+// ':' and the type signature"), and MLIR's signed integer types (an int8 tensor descriptor's
+// block is `tensor<128x64xsi8>`; it failed with "unknown type 'si8'").
+TEST(TtgirConstructs, InlineAsmAndSignedIntegerTypes) {
+  const std::string text =
+      R"(#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @k(%x: tensor<128xf32, #blocked> loc("x"(#loc)), %d: !tt.tensordesc<tensor<128xsi8>> loc("d"(#loc))) attributes {noinline = false} {
+    %r = tt.elementwise_inline_asm "cvt.rna.tf32.f32 $0, $1;" {constraints = "=r,r", packed_element = 1 : i32, pure = true} %x : tensor<128xf32, #blocked> -> tensor<128xf32, #blocked> loc(#loc)
+    %u = arith.constant 3 : ui16 loc(#loc)
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc("k.py":1:0)
+)";
+  Module m = parse_module(text, "k.ttgir");
+  const Function& f = m.functions.at(0);
+  const Op& asm_op = f.ops.at(0);
+  EXPECT_EQ(asm_op.name, "tt.elementwise_inline_asm");
+  ASSERT_NE(asm_op.attr("asm_string"), nullptr);
+  EXPECT_EQ(asm_op.attr("asm_string")->text, "cvt.rna.tf32.f32 $0, $1;");
+  EXPECT_EQ(asm_op.attr("constraints")->text, "=r,r");
+  ASSERT_EQ(asm_op.operands.size(), 1u);
+  EXPECT_EQ(f.value(asm_op.results.at(0)).type.str(), "tensor<128xf32, #blocked>");
+  const Type& desc = f.value(f.args.at(1)).type;
+  EXPECT_EQ(desc.str(), "!tt.tensordesc<tensor<128xsi8>>");
+  EXPECT_EQ(desc.element_type().element_type().bits, 8);
+  const Type& u16 = f.value(f.ops.at(1).results.at(0)).type;
+  EXPECT_EQ(u16.kind, Type::Kind::Integer);
+  EXPECT_EQ(u16.bits, 16);
+  EXPECT_TRUE(module_from_json(to_json(m)) == m);
+  EXPECT_THROW(
+      parse_module(text.substr(0, text.find("ui16")) + "ui" + text.substr(text.find("ui16") + 4),
+                   "k.ttgir"),
+      Error);  // a bare `ui` is no type
+}
+
 }  // namespace
 }  // namespace sched2cu::ttgir

@@ -36,17 +36,18 @@ class InDirectory {
 // `sched2cu schedule pre_modulo.ttgir` inside a case directory writes the bytes `sched2cu regen`
 // writes from the root. Paths of the other options are made absolute first.
 std::string schedule_anywhere(const std::string& in, const std::string& out,
-                              sched2cu::sched::KernelOptions o) {
+                              sched2cu::sched::KernelOptions o,
+                              std::vector<std::string>* warnings) {
   std::error_code ec;
-  if (!fs::is_regular_file(in, ec)) return sched2cu::sched::schedule_file(in, out, o);
+  if (!fs::is_regular_file(in, ec)) return sched2cu::sched::schedule_file(in, out, o, warnings);
   if (!o.sched.target_path.empty())
     o.sched.target_path = fs::absolute(o.sched.target_path).string();
   const std::string abs_out = fs::absolute(out).string();
   const std::string name = sched2cu::repo_relative_name(in);
   auto root = sched2cu::repo_root_of(in);
-  if (!root) return sched2cu::sched::schedule_file(name, abs_out, o);  // absolute
+  if (!root) return sched2cu::sched::schedule_file(name, abs_out, o, warnings);  // absolute
   InDirectory at(*root);
-  return sched2cu::sched::schedule_file(name, abs_out, o);
+  return sched2cu::sched::schedule_file(name, abs_out, o, warnings);
 }
 
 struct Args {
@@ -100,8 +101,13 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
   sub->add_flag("--report", a->report, "print II, MII, optimality, stages, depths, partition");
   return std::function<int()>([a]() {
     sched2cu::refuse_output_over_input(a->in, a->out, "schedule");
-    std::string rep = schedule_anywhere(a->in, a->out, a->o);
+    std::vector<std::string> warnings;
+    std::string rep = schedule_anywhere(a->in, a->out, a->o, &warnings);
     if (a->report) std::fputs(rep.c_str(), stdout);
+    // Warnings reach stderr whether or not --report prints them too: the graph is written, but
+    // its kernel will not run as the schedule models it.
+    for (const auto& w : warnings)
+      std::fprintf(stderr, "%s: warning: %s\n", a->in.c_str(), w.c_str());
     // The scheduler models ops the emitter may not lower: say so now, not at `emit`.
     const auto g = sched2cu::sgraph::read_schedule_graph(a->out);
     const auto missing = sched2cu::emit::unsupported_ops(g.ir, g.kernel.name);

@@ -303,7 +303,7 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
       f, main_loop >= 0 ? loops[static_cast<size_t>(main_loop)] : ttgir::kNoId, source,
       "the role partition",
       [&] { return partition(main_loop >= 0 ? built[main_loop].g : empty, pin, t.budgets); });
-  for (const auto& w : ks.partition.warnings) ks.notes.push_back(w);
+  for (const auto& w : ks.partition.warnings) ks.warnings.push_back(w);
   g.launch.warpgroups = ks.partition.warpgroups;
   for (size_t r = 0; r < ks.partition.roles.size(); ++r) {
     const auto& rp = ks.partition.roles[r];
@@ -569,7 +569,8 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
 
 namespace sched2cu::sched {
 
-std::string schedule_file(const std::string& in, const std::string& out, const KernelOptions& o) {
+std::string schedule_file(const std::string& in, const std::string& out, const KernelOptions& o,
+                          std::vector<std::string>* warnings) {
   ttgir::Module m = ttgir::parse_file(in);
   ttgir::check_supported(m);
   auto path = o.sched.target_path.empty() ? ddg::TargetModel::default_path("sm_90a")
@@ -578,6 +579,7 @@ std::string schedule_file(const std::string& in, const std::string& out, const K
   KernelSchedule ks = schedule_kernel(m, in, t, o);
   sgraph::validate(ks.graph, out);
   sgraph::write_schedule_graph(ks.graph, out);
+  if (warnings != nullptr) *warnings = ks.warnings;
   return render_report(ks);
 }
 

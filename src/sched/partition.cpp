@@ -44,7 +44,8 @@ Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budg
   if (cons.est_regs > cons.regs)
     p.warnings.push_back("consumer register estimate " + std::to_string(cons.est_regs) +
                          " exceeds the allotment " + std::to_string(cons.regs) +
-                         " per thread (spills likely)");
+                         " per thread (spills likely: a smaller tile, or more warps to split "
+                         "it over, lowers it)");
   if (in.producer)
     p.roles = {prod, cons};
   else

@@ -88,6 +88,7 @@ std::string render_report(const KernelSchedule& k) {
     o += fmt::format(
         "shared memory: resident {} + max({}{}, epilogue staging {} overlaid) = {} of {} B\n",
         resident, pool, rings, staging, resident + std::max(rings, staging), g.target.smem_bytes);
+  for (const auto& w : k.warnings) o += "warning: " + w + "\n";
   for (const auto& n : k.notes) o += "note: " + n + "\n";
   return o;
 }

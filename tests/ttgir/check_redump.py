@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Re-dump every example's kernel.py with tools/dump_ttgir.py and compare the result with the
 committed pre_modulo.ttgir byte for byte; likewise the standalone test fixtures dumped from a
-committed source (tests/ttgir/lift/NAME.py -> NAME.ttgir, tests/emit/NAME_kernel.py ->
-NAME_input.ttgir). Exit 77 (skipped) where Triton 3.6.0 is not importable;
+committed source (tests/ttgir/lift/NAME.py -> NAME.ttgir, tests/emit/ and tests/sched/
+NAME_kernel.py -> NAME_input.ttgir). Exit 77 (skipped) where Triton 3.6.0 is not importable;
 exit 1 naming every stale fixture. Must never rewrite a committed file."""
 import os
 import subprocess
@@ -32,7 +32,8 @@ def main():
         print("error: no examples with kernel.py and pre_modulo.ttgir")
         return 1
     for sub, py_suffix, ttgir_suffix in (("tests/ttgir/lift", ".py", ".ttgir"),
-                                         ("tests/emit", "_kernel.py", "_input.ttgir")):
+                                         ("tests/emit", "_kernel.py", "_input.ttgir"),
+                                         ("tests/sched", "_kernel.py", "_input.ttgir")):
         d = os.path.join(root, sub)
         for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             if f.endswith(py_suffix):

@@ -41,7 +41,10 @@ struct KernelSchedule {
   std::vector<LoopPlan> plans;  // parallel to graph.loops
   std::vector<int> tc_turns;    // parallel to graph.loops: build_loop's tc_turns (ping-pong)
   Partition partition;
-  std::vector<std::string> notes;  // decisions worth reporting (grid guesses, cuts, warnings)
+  std::vector<std::string> notes;  // decisions worth reporting (grid guesses, cuts)
+  // What the user must hear about even without --report: the schedule is written, but its kernel
+  // will not run as modelled (a consumer register estimate beyond its allotment: spills).
+  std::vector<std::string> warnings;
   // The kernel-wide shared-memory plan as schedule_kernel sized it (bytes): resident prologue
   // buffers, the ring pool (the largest phase's rings), function-scope store staging, and
   // whether the staging overlays the pool once the loops are done.
@@ -79,6 +82,7 @@ namespace sched2cu::sched {
 // The whole `sched2cu schedule` command: parse `in` (checking supported ops), load the target
 // table (o.sched.target_path, else the default), schedule, validate the graph (sgraph::validate),
 // write `out` atomically. Returns the report text. Throws sched2cu::Error.
-std::string schedule_file(const std::string& in, const std::string& out, const KernelOptions& o);
+std::string schedule_file(const std::string& in, const std::string& out, const KernelOptions& o,
+                          std::vector<std::string>* warnings = nullptr);
 
 }  // namespace sched2cu::sched

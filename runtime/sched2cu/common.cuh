@@ -1,5 +1,6 @@
-// Shared basics of the sched2cu device runtime (sm_90a): attribute macros and shared-memory
-// address conversion. Every runtime header includes this; it must never contain kernel logic.
+// Shared basics of the sched2cu device runtime (sm_90a): attribute macros, shared-memory address
+// conversion and the integer helpers emitted scalar code calls. Every runtime header includes
+// this; it must never contain kernel logic.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,18 @@ SCHED2CU_DEVICE uint32_t smem_u32(const void* p) {
 // round the base up with smem_align<1024>() (swizzled TMA boxes need 1024-byte alignment and
 // the runtime does not rely on the declared alignment being honoured).
 extern __shared__ __align__(1024) uint8_t dyn_smem[];
+
+// MLIR's arith.ceildivsi: the ceiling of a / b for either sign (C++ division truncates; the
+// quotient goes one up where a remainder is left and the exact quotient is positive). Checked
+// below at every compile of a kernel.
+template <class T>
+__host__ __device__ constexpr T ceil_div_signed(T a, T b) {
+  return a / b + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
+}
+static_assert(ceil_div_signed(7, 2) == 4 && ceil_div_signed(8, 2) == 4 &&
+              ceil_div_signed(-7, 2) == -3 && ceil_div_signed(7, -2) == -3 &&
+              ceil_div_signed(-7, -2) == 4 && ceil_div_signed(-200, 132) == -1 &&
+              ceil_div_signed(0, 5) == 0 && ceil_div_signed(-5, 132) == 0);
 
 template <uint32_t Align>
 SCHED2CU_DEVICE uint8_t* smem_align(uint8_t* p) {

@@ -185,6 +185,25 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
       n.latency = n.latency_tail = it->second;
       n.child_loop = inner_index.count(id) ? inner_index.at(id) : -1;
       n.stream = "none";
+    } else if (op.name == "scf.if") {
+      // Control flow inside a scheduled loop: Triton's tl.range(..., flatten=True) folds a
+      // persistent tile loop and its K loop into one loop whose tile changes and epilogue sit
+      // under scf.if. The modulo schedule has no predicated stages.
+      const Op* loop = op.parent_op >= 0 ? &f.op(op.parent_op) : nullptr;
+      // Flattening leaves its attribute on the loop, or (Triton 3.6, pre-pipelining) an scf.if
+      // located at the loop's own tl.range call: no user condition.
+      const bool flattened =
+          loop != nullptr && (loop->attr("tt.flatten") != nullptr ||
+                              (op.loc.src.known() && loop->loc.src.str() == op.loc.src.str()));
+      std::string py = op.loc.src.known() ? " (from " + op.loc.src.str() + ")" : "";
+      throw Error(
+          op.loc.ir,
+          "'scf.if'" + py + " inside a loop to be modulo-scheduled is not supported" +
+              (flattened ? std::string("; the loop was flattened (tl.range(..., flatten=True)): "
+                                       "write the tile loop and the K loop as nested loops "
+                                       "without flatten=True")
+                         : std::string("; move the condition out of the loop (tl.where on "
+                                       "values inside it is supported)")));
     } else if (is_free_register_view(m, f, op) || is_store_view(f, op)) {
       n.op_class = "view";  // pipe NONE, no cost: no data moves (A fragment, or the store's)
     } else {

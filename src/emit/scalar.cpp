@@ -189,7 +189,11 @@ Text expr_over(const Ctx& c, const ttgir::Op& o, const std::string& ty,
   if (n == "arith.maxsi") return "max(" + arg(0) + ", " + arg(1) + ")";
   if (n == "arith.maxnumf") return "fmaxf(" + arg(0) + ", " + arg(1) + ")";
   if (n == "arith.minnumf") return "fminf(" + arg(0) + ", " + arg(1) + ")";
-  if (n == "arith.ceildivsi") return "(" + arg(0) + " + " + arg(1) + " - 1) / " + arg(1);
+  if (n == "arith.ceildivsi") {
+    // MLIR's signed ceiling division, for either sign (`(a + b - 1) / b` is only right for
+    // a >= 0 < b: a tile count left to a program past the last tile is negative).
+    return "ceil_div_signed<" + ty + ">(" + arg(0) + ", " + arg(1) + ")";  // common.cuh
+  }
   if (n == "arith.cmpi" || n == "arith.cmpf") {
     const std::string pred = keyword(o.attr("predicate"));
     std::string p = cmp_op(pred);

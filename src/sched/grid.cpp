@@ -170,7 +170,8 @@ class Decomposed {
     if (*b == 0) return std::nullopt;
     if (d.name == "arith.divsi") return *a / *b;  // C++ and MLIR both truncate toward zero
     if (d.name == "arith.remsi") return *a % *b;
-    if (d.name == "arith.ceildivsi") return (*a + *b - 1) / *b;
+    if (d.name == "arith.ceildivsi")  // signed ceiling division, as MLIR defines it
+      return *a / *b + ((*a % *b != 0) && ((*a < 0) == (*b < 0)) ? 1 : 0);
     return std::nullopt;
   }
 

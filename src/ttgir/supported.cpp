@@ -14,13 +14,13 @@ const std::vector<std::string>& supported_ops() {
   static const std::vector<std::string> ops = [] {
     std::vector<std::string> v = {
         // arith
-        "arith.addf", "arith.addi", "arith.andi", "arith.bitcast", "arith.cmpf", "arith.cmpi",
-        "arith.constant", "arith.divf", "arith.divsi", "arith.divui", "arith.extf", "arith.extsi",
-        "arith.extui", "arith.fptosi", "arith.maximumf", "arith.maxnumf", "arith.maxsi",
-        "arith.minimumf", "arith.minnumf", "arith.minsi", "arith.mulf", "arith.muli", "arith.negf",
-        "arith.ori", "arith.remsi", "arith.remui", "arith.select", "arith.shli", "arith.shrsi",
-        "arith.shrui", "arith.sitofp", "arith.uitofp", "arith.fptoui", "arith.subf", "arith.subi",
-        "arith.truncf", "arith.trunci", "arith.xori",
+        "arith.addf", "arith.addi", "arith.andi", "arith.bitcast", "arith.ceildivsi", "arith.cmpf",
+        "arith.cmpi", "arith.constant", "arith.divf", "arith.divsi", "arith.divui", "arith.extf",
+        "arith.extsi", "arith.extui", "arith.fptosi", "arith.maximumf", "arith.maxnumf",
+        "arith.maxsi", "arith.minimumf", "arith.minnumf", "arith.minsi", "arith.mulf", "arith.muli",
+        "arith.negf", "arith.ori", "arith.remsi", "arith.remui", "arith.select", "arith.shli",
+        "arith.shrsi", "arith.shrui", "arith.sitofp", "arith.uitofp", "arith.fptoui", "arith.subf",
+        "arith.subi", "arith.truncf", "arith.trunci", "arith.xori",
         // math
         "math.absf", "math.exp", "math.exp2", "math.fma", "math.log", "math.log2", "math.rsqrt",
         "math.sqrt", "math.erf", "math.tanh", "math.sin", "math.cos", "math.floor", "math.ceil",

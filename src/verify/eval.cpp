@@ -265,6 +265,11 @@ class Parser {
       return f == "min" ? std::min(*a[0], *a[1]) : std::max(*a[0], *a[1]);
     }
     if (f == "static_cast" && a.size() == 1) return a[0];
+    if (f == "ceil_div_signed" && a.size() == 2) {  // runtime/sched2cu/common.cuh
+      if (!all() || *a[1] == 0) return std::nullopt;
+      const long long x = *a[0], y = *a[1];
+      return x / y + ((x % y != 0) && ((x < 0) == (y < 0)) ? 1 : 0);
+    }
     // The leader thread of the process's warpgroup (eval.h).
     if (f == "warpgroup_idx" && a.empty()) return env_.warpgroup;
     if ((f == "thread_idx_in_warpgroup" || f == "warp_idx_in_warpgroup" || f == "lane_idx") &&
@@ -309,6 +314,7 @@ class Parser {
       std::vector<V> a = args();
       return id == "static_cast" && a.size() == 1 ? a[0] : std::nullopt;
     }
+    if (id == "ceil_div_signed" && is("<")) skip_template();  // ceil_div_signed<int>(a, b)
     if (is("(")) return call(id, args());
     if (is("[")) {  // indexing: not modelled
       ++p_;

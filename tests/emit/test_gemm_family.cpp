@@ -374,3 +374,22 @@ TEST(GemmFamily, AnAllocThatTransposesATmaTileIsRefused) {
     EXPECT_NE(m.find("B as [N, K] and b.T"), std::string::npos) << m;
   }
 }
+
+// arith.ceildivsi (Triton's trip counts of strided and flattened loops) is MLIR's signed ceiling
+// division: the emitter calls the runtime's ceil_div_signed, whose static_asserts check negative
+// operands at every kernel compile. It was `(a + b - 1) / b`, one too high for a negative a not
+// a multiple of b (-200 by 132 gave 0, not -1), and `schedule` refused the op as unsupported.
+TEST(GemmFamily, CeilDivIsSignedCeilingDivision) {
+  std::string text = sched2cu::read_file(
+      (kRoot / "tests/harness/gpu_cases/grouped_gemm/pre_modulo.ttgir").string());
+  const std::string div = "%group_id = arith.divsi %pid, %num_pid_in_group";
+  ASSERT_NE(text.find(div), std::string::npos);
+  text.replace(text.find(div), div.size(), "%group_id = arith.ceildivsi %pid, %num_pid_in_group");
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  sched2cu::sched::KernelOptions o;
+  o.grid = "cdiv(M, 128) * cdiv(N, 256),1,1";  // the tile decomposition no longer derives it
+  const auto ks = sched2cu::sched::schedule_kernel(
+      sched2cu::ttgir::parse_module(text, "grouped.ttgir"), "grouped.ttgir", t, o);
+  const std::string s = emit_cuda(ks.graph, {});
+  EXPECT_NE(s.find("ceil_div_signed<int>("), std::string::npos);
+}

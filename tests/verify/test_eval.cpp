@@ -20,6 +20,10 @@ TEST(VerifyEval, IntegerArithmeticLikeCpp) {
   EXPECT_EQ(eval("static_cast<int>(K) * 2u", e), 2000);
   EXPECT_EQ(eval("1LL << 40", e), 1LL << 40);
   EXPECT_EQ(eval("(it0 + (k0 - 1))", e), std::nullopt);  // undeclared: unknown
+  // The runtime's signed ceiling division (arith.ceildivsi), as the kernel computes it.
+  EXPECT_EQ(eval("ceil_div_signed<int>(K, c64)", e), 16);
+  EXPECT_EQ(eval("ceil_div_signed<int>(-200, 132)", e), -1);
+  EXPECT_EQ(eval("ceil_div_signed<long long>(-7, -2)", e), 4);
 }
 
 TEST(VerifyEval, LeaderThreadOfTheWarpgroup) {

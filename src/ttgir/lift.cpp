@@ -72,6 +72,15 @@ ValueId Lifter::arith(OpId before, const std::string& op, ValueId a, ValueId b) 
 // start_d + ((iv - lb) / step) * step_d, inserted before `before`.
 ValueId Lifter::coordinate(const Tile& t, int d, OpId before) {
   ValueId c = t.idx[d].start;
+  if (c != kNoId && f_.value(c).type.bits == 64) {
+    // A start computed in 64 bits (`pid.to(tl.int64) * BLOCK`): TMA coordinates are 32-bit.
+    Op tr;
+    tr.name = "arith.trunci";
+    tr.operands = {c};
+    tr.loc = f_.op(before).loc;
+    c = f_.op(insert_before(f_, before, tr, name(c) + "_i32", parse_type("i32", "coordinate")))
+            .results.at(0);
+  }
   if (t.step_dim == d) {
     const ForLoop L = f_.for_loop(t.loop);
     ValueId it = L.iv;

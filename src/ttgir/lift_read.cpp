@@ -21,14 +21,24 @@ std::optional<int64_t> TileReader::const_int(ValueId v) const {
   return std::nullopt;
 }
 
+ValueId TileReader::narrow(ValueId v) const {
+  for (;;) {
+    const Op* d = def(v);
+    if (d == nullptr || d->name != "arith.extsi") return v;
+    const Type& from = f_.value(d->operands.at(0)).type.element_type();
+    if (from.kind != Type::Kind::Integer || from.bits != 32) return v;
+    v = d->operands.at(0);
+  }
+}
+
 ValueId TileReader::splat_of(ValueId v) const {
-  const Op* d = def(v);
-  if (d != nullptr && d->name == "tt.splat") return d->operands.at(0);
+  const Op* d = def(narrow(v));
+  if (d != nullptr && d->name == "tt.splat") return narrow(d->operands.at(0));
   return kNoId;
 }
 
 Index TileReader::index(ValueId v) const {
-  const Op* d = def(v);
+  const Op* d = def(narrow(v));
   if (d == nullptr) throw Fail{"the index " + name(v) + " is not computed in the kernel"};
   if (d->name == "tt.make_range") {
     const Attribute *st = d->attr("start"), *en = d->attr("end");
@@ -58,11 +68,11 @@ Index TileReader::index(ValueId v) const {
 }
 
 void TileReader::offsets(ValueId v, std::vector<Term>& out) const {
-  const Op* d = def(v);
+  const Op* d = def(narrow(v));
   if (d == nullptr) throw Fail{"an offset that is not computed in the kernel"};
   if (d->name == "tt.broadcast") return offsets(d->operands.at(0), out);
   if (d->name == "tt.splat") {  // a scalar added to every element (dim -1)
-    out.push_back(Term{-1, Index{d->operands.at(0), 0, kNoId}, kNoId});
+    out.push_back(Term{-1, Index{narrow(d->operands.at(0)), 0, kNoId}, kNoId});
     return;
   }
   if (d->name == "tt.expand_dims") {
@@ -162,9 +172,9 @@ void TileReader::step(Tile& t, ValueId inc) const {
     if (st == kNoId) continue;
     if (d != nullptr && d->name == "arith.muli")
       for (int k = 0; k < 2; ++k)
-        if (d->operands.at(k) == st) {
+        if (narrow(d->operands.at(k)) == st) {
           t.step_dim = dim;
-          t.step = d->operands.at(1 - k);
+          t.step = narrow(d->operands.at(1 - k));
           return;
         }
     if (s == st) {
@@ -224,13 +234,14 @@ void TileReader::bound(Tile& t, const std::vector<Cond>& conds, bool is_load) co
       if (const Op* mo = def(off);
           mo != nullptr && mo->name == "arith.muli" && lb0 && const_int(L->step) == 1)
         for (int k = 0; k < 2; ++k)
-          ok |= mo->operands.at(k) == L->iv && same(t.step, mo->operands.at(1 - k), t.step_const);
+          ok |= narrow(mo->operands.at(k)) == L->iv &&
+                same(t.step, narrow(mo->operands.at(1 - k)), t.step_const);
       return ok;
     };
     const Op* sub = def(c->bound);
     if (c->idx.start == kNoId && sub != nullptr && sub->name == "arith.subi" &&
-        step_sum(sub->operands.at(1))) {
-      t.extent[d] = sub->operands.at(0);
+        step_sum(narrow(sub->operands.at(1)))) {
+      t.extent[d] = narrow(sub->operands.at(0));
     } else if (c->idx.start != kNoId && step_sum(c->idx.start)) {
       t.extent[d] = c->bound;
     } else {
@@ -300,6 +311,16 @@ Tile TileReader::analyze(OpId op, bool is_load) const {
     if (!zero) throw Fail{"masked-off elements read a value other than 0 (TMA reads zeros)"};
   }
   bound(t, conds, is_load);
+  // The descriptor takes 32-bit extents and strides, and its coordinates are 32-bit: a value
+  // computed in 64 bits is used only as a tile's start (truncated, as TMA's coordinates are).
+  const auto i32 = [&](ValueId v) {
+    const Type& ty = f_.value(v).type;
+    return ty.kind == Type::Kind::Integer && ty.bits == 32;
+  };
+  for (ValueId v : {t.extent[0], t.extent[1], t.row_stride, t.col_stride, t.step})
+    if (v != kNoId && !i32(v))
+      throw Fail{"the extent, stride or step " + name(v) + " is computed in " +
+                 std::to_string(f_.value(v).type.bits) + " bits (a tensor map takes 32)"};
   return t;
 }
 

@@ -79,7 +79,9 @@ TEST(Lift, TutorialMatmulBecomesDescriptorLoadsAndStore) {
 // `offs_k + k < K` over `range(0, K, BLOCK_K)`, the pointers recomputed each iteration, a
 // persistent kernel setting its pointer tiles up per tile, the unit strides left to the launch
 // (the descriptor's innermost stride is the argument, which the launcher checks is 1), and a
-// B of [N, K] loaded as [BN, BK] tiles and transposed for the MMA (b.T, rows wrapped by % N).
+// B of [N, K] loaded as [BN, BK] tiles and transposed for the MMA (b.T, rows wrapped by % N), and
+// index math in 64 bits (`tl.program_id(0).to(tl.int64)`; it was refused: "an index computed by
+// arith.extsi"), its tile starts truncated to TMA's 32-bit coordinates.
 class LiftAccepts : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LiftAccepts, EveryLoadAndStore) {
@@ -98,7 +100,8 @@ TEST_P(LiftAccepts, EveryLoadAndStore) {
 INSTANTIATE_TEST_SUITE_P(Lift, LiftAccepts,
                          ::testing::Values("both_masks.ttgir", "offset_mask.ttgir",
                                            "recomputed.ttgir", "persistent.ttgir",
-                                           "runtime_stride.ttgir", "b_transposed.ttgir"));
+                                           "runtime_stride.ttgir", "b_transposed.ttgir",
+                                           "i64_offsets.ttgir"));
 
 TEST(Lift, NothingToLiftLeavesTheModuleAlone) {
   Module m = load("examples/case1_simple_gemm/pre_modulo.ttgir");

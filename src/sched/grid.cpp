@@ -222,12 +222,13 @@ class MaskedRange {
  private:
   const Op* def(ValueId v) const { return f_.def_op(v); }
 
-  // Looks through the ops that only reshape a value (its elements keep their values).
+  // Looks through the ops that only reshape a value or widen it (its elements keep their values:
+  // a sign extension, as index math written in 64 bits has, `tl.program_id(0).to(tl.int64)`).
   ValueId through_views(ValueId v) const {
     for (int i = 0; i < 16; ++i) {
       const Op* d = def(v);
       if (d == nullptr || (d->name != "tt.broadcast" && d->name != "tt.expand_dims" &&
-                           d->name != "ttg.convert_layout"))
+                           d->name != "ttg.convert_layout" && d->name != "arith.extsi"))
         return v;
       v = d->operands.at(0);
     }

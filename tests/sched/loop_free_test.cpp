@@ -55,6 +55,16 @@ TEST(LoopFree, GridFromTheStoreMasksAndNoProducer) {
   EXPECT_TRUE(ks.graph.loops.empty());
 }
 
+// The same kernel with its offsets in 64 bits (`tl.program_id(0).to(tl.int64)`): the arange,
+// bound and program id sign-extended. The grid is derived through the extensions (it was not:
+// "cannot derive the grid extent").
+TEST(LoopFree, GridFromStoreMasksWrittenIn64Bits) {
+  const fs::path in = fs::path(SCHED2CU_SOURCE_DIR) / "tests/sched/i64_elementwise_input.ttgir";
+  const auto ks = schedule_text(read_file(in.string()));
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(n, 1024)");
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[1]), "1");
+}
+
 // A store without a mask writes from every program, so the grid cannot be read off the others'
 // masks: the axis is not derived (the error names the program id and says how to pass --grid).
 TEST(LoopFree, AnUnmaskedStoreLeavesTheGridUnderived) {

@@ -9,6 +9,7 @@
 #include "sched2cu/blocked_reduce.cuh"
 #include "sched2cu/cluster.cuh"
 #include "sched2cu/common.cuh"
+#include "sched2cu/libdevice.cuh"
 #include "sched2cu/mbarrier.cuh"
 #include "sched2cu/regtile.cuh"
 #include "sched2cu/regtile_box_load.cuh"

@@ -76,8 +76,8 @@ Text relayout(Lower& L, int value, const Val& target, std::vector<Stmt>& out, st
     out.push_back(code("bload<" + S(run_of(L.val(d.operands[0], d.id), t)) + ">(" + name + ", " +
                        pvar + ", " + mask + ", " + other + ");"));
   } else {
-    const char* fbody = float_element_fn(d.name);
-    const std::string body = fbody ? std::string(fbody) : element_expr(c, d, t.cty);
+    const std::string fbody = float_element_fn(d);
+    const std::string body = !fbody.empty() ? fbody : element_expr(c, d, t.cty);
     Text call = "bmap(" + Text(name) + ", " + lambda_text(d.operands.size(), "auto", body);
     for (int a : d.operands) call += ", " + relayout(L, a, target, out, done);
     out.push_back(code(call + ");"));

@@ -86,13 +86,13 @@ void b_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
   const int res = o.results.at(0);
   Val v = blocked_val(c, res, o.id);
-  const char* fbody = float_element_fn(o.name);
+  const std::string fbody = float_element_fn(o);
   const bool half = v.elem == "f16" || v.elem == "bf16";
-  if (fbody != nullptr && v.elem != "f32" && !half)
+  if (!fbody.empty() && v.elem != "f32" && !half)
     c.fail(o.id, "elementwise math on " + v.elem + " tensors is not implemented");
-  const std::string body = fbody ? std::string(fbody) : element_expr(c, o, v.cty);
+  const std::string body = !fbody.empty() ? fbody : element_expr(c, o, v.cty);
   std::string fn = lambda_text(o.operands.size(), "auto", body);
-  if (fbody != nullptr && half) {
+  if (!fbody.empty() && half) {
     // f16 / bf16 math in f32, rounded once per op: for + - * / and sqrt this is the correctly
     // rounded 16-bit result (f32's 24 bits are at least 2p + 2 for p = 11 and 8, so the double
     // rounding is exact); exp, log and the like are computed in f32 by Triton too.
@@ -412,7 +412,8 @@ void lower_blocked_op(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (n == "tt.load") return b_load(L, o, out);
   if (n == "tt.store") return b_store(L, o, out);
   if (n == "tt.atomic_rmw") return lower_atomic(L, o, out);
-  if (float_element_fn(n) != nullptr || n == "tt.addptr" || n == "arith.extf" ||
+  if (n == "tt.extern_elementwise") check_extern(L.c, o);
+  if (!float_element_fn(o).empty() || n == "tt.addptr" || n == "arith.extf" ||
       n == "arith.truncf" || n.rfind("arith.", 0) == 0 || n == "tt.mulhiui" || n == "tt.bitcast" ||
       n == "tt.fp_to_fp")
     return b_elementwise(L, o, out);

@@ -83,7 +83,7 @@ std::string supported_ops_markdown() {
                                        "arith.extf",         "tt.reduce",         "tt.scan"};
   for (const auto& [name, fn] : op_table()) {
     size_t g = 1;
-    if (is_elementwise(name))
+    if (is_elementwise(name) || name == "tt.extern_elementwise")  // libdevice's f32 functions
       g = 0;
     else if (mem.count(name))
       g = 2;

@@ -118,7 +118,7 @@ bool only_elementwise_uses(const Ctx& c, int value, int loop) {
       if (!only_elementwise_uses(c, uo.results.at(0), loop)) return false;
       continue;
     }
-    if (!is_elementwise(uo.name)) return false;
+    if (!is_elementwise(uo)) return false;
   }
   return true;
 }

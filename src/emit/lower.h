@@ -213,10 +213,18 @@ using LowerFn = void (*)(Lower& L, const ttgir::Op& op, Lowered& out);
 // The op table: every op the emitter lowers, one entry each (optable.cpp). An op missing here
 // is an error naming the op and its TTGIR and Python lines.
 const std::map<std::string, LowerFn>& op_table();
-// Whether the op table lowers `op_name` as elementwise f32 math (tile_map and friends).
+// Whether the op table lowers `op_name` as elementwise f32 math (tile_map and friends); the op
+// form also knows tt.extern_elementwise, elementwise for the libdevice functions it accepts.
 bool is_elementwise(const std::string& op_name);
-// The f32 expression of a float math op over x0, x1, ... (nullptr: none).
-const char* float_element_fn(const std::string& op_name);
+bool is_elementwise(const ttgir::Op& o);
+// The f32 expression of a float math op over x0, x1, ... (empty: none): the op table's, or a
+// libdevice function's call (libdevice.cpp).
+std::string float_element_fn(const ttgir::Op& o);
+// libdevice's f32 functions the emitter calls, by __nv_ name, with their arity
+// (runtime/sched2cu/libdevice.cuh declares exactly these).
+const std::map<std::string, int>& libdevice_f32();
+// Fails at `o` (a tt.extern_elementwise) unless it calls one of libdevice_f32() on f32 values.
+void check_extern(const Ctx& c, const ttgir::Op& o);
 // The lambda `[](T x0, T x1, ...) { return body; }` every elementwise lowering passes to a map.
 std::string lambda_text(size_t arity, const std::string& param_type, const std::string& body);
 
@@ -377,8 +385,8 @@ void b_trans(Lower& L, const ttgir::Op& o, Lowered& out);
 bool blocked_op(const Lower& L, const ttgir::Op& o);
 void lower_blocked(Lower& L, const ttgir::Op& o, Lowered& out);
 void lower_atomic(Lower& L, const ttgir::Op& o, Lowered& out);  // blocked_atomic.cpp
-void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out);    // blocked_reduce.cpp
-void b_scan(Lower& L, const ttgir::Op& o, Lowered& out);      // blocked_reduce.cpp
+void b_reduce(Lower& L, const ttgir::Op& o, Lowered& out);      // blocked_reduce.cpp
+void b_scan(Lower& L, const ttgir::Op& o, Lowered& out);        // blocked_reduce.cpp
 // The adapter through which a blocked result of layout `res` reads operand `value`.
 Text adapter(const Lower& L, int value, const Val& res, int op);
 // The longest run of column slots a pointer tile `p` moves as one vector of `data`'s elements.

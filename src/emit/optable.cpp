@@ -104,7 +104,7 @@ void lower_elementwise(Lower& L, const ttgir::Op& o, Lowered& out) {
     out.body.push_back(comment(L.c.note(o.id) + ": evaluated box by box where it is stored"));
     return;
   }
-  const std::string fn = lambda(o.operands.size(), element_fn(o.name));
+  const std::string fn = lambda(o.operands.size(), float_element_fn(o));
   if (uniform) {
     // A uniform tensor: compute its one value as a scalar.
     Text call = "(" + fn + ")(";
@@ -377,6 +377,11 @@ const std::map<std::string, LowerFn>& op_table() {
           "math.absf",     "math.erf",       "math.tanh",      "math.sin",   "math.cos",
           "math.floor",    "math.ceil",      "math.fma"})
       m[n] = lower_elementwise;
+    // libdevice calls (tl.extra.cuda.libdevice): elementwise f32 math once their function is known.
+    m["tt.extern_elementwise"] = [](Lower& L, const ttgir::Op& o, Lowered& out) {
+      check_extern(L.c, o);
+      lower_elementwise(L, o, out);
+    };
     return m;
   }();
   return t;
@@ -384,7 +389,53 @@ const std::map<std::string, LowerFn>& op_table() {
 
 bool is_elementwise(const std::string& op_name) { return element_fn(op_name) != nullptr; }
 
-const char* float_element_fn(const std::string& op_name) { return element_fn(op_name); }
+namespace {
+
+// The libdevice function a tt.extern_elementwise calls, if the emitter has it (empty otherwise).
+std::string extern_symbol(const ttgir::Op& o) {
+  const ttgir::Attribute* s = o.attr("symbol");
+  const ttgir::Attribute* lib = o.attr("libname");
+  if (s == nullptr || (lib != nullptr && !lib->text.empty() && lib->text != "libdevice")) return "";
+  const auto it = libdevice_f32().find(s->text);
+  if (it == libdevice_f32().end() || it->second != static_cast<int>(o.operands.size())) return "";
+  return s->text;
+}
+
+}  // namespace
+
+bool is_elementwise(const ttgir::Op& o) { return !float_element_fn(o).empty(); }
+
+std::string float_element_fn(const ttgir::Op& o) {
+  if (o.name == "tt.extern_elementwise") {
+    const std::string sym = extern_symbol(o);
+    if (sym.empty()) return "";
+    std::string call = sym + "(";
+    for (size_t i = 0; i < o.operands.size(); ++i)
+      call += (i ? ", x" : "x") + S(static_cast<long long>(i));
+    return call + ")";
+  }
+  const char* f = element_fn(o.name);
+  return f == nullptr ? "" : f;
+}
+
+void check_extern(const Ctx& c, const ttgir::Op& o) {
+  const ttgir::Attribute* s = o.attr("symbol");
+  const ttgir::Attribute* lib = o.attr("libname");
+  const std::string sym = s == nullptr ? "" : s->text;
+  if (lib != nullptr && !lib->text.empty() && lib->text != "libdevice")
+    c.fail(o.id, "tt.extern_elementwise of library '" + lib->text + "': only libdevice is lowered");
+  const auto it = libdevice_f32().find(sym);
+  if (it == libdevice_f32().end())
+    c.fail(o.id, "libdevice function '" + sym +
+                     "' is not one the emitter calls (the f32 functions of "
+                     "runtime/sched2cu/libdevice.cuh)");
+  if (it->second != static_cast<int>(o.operands.size()))
+    c.fail(o.id, sym + " takes " + S(it->second) + " operands, the op has " +
+                     S(static_cast<long long>(o.operands.size())));
+  for (int v : o.results)
+    if (c.type(v).element_type().name != "f32")
+      c.fail(o.id, sym + " of " + c.type(v).element_type().name + " values: f32 only");
+}
 
 std::string lambda_text(size_t arity, const std::string& param_type, const std::string& body) {
   std::string s = "[](";

@@ -203,7 +203,7 @@ Text expr_over(const Ctx& c, const ttgir::Op& o, const std::string& ty,
   }
   if (n == "arith.select") return arg(0) + " ? " + arg(1) + " : " + arg(2);
   if (n == "tt.addptr") return "static_cast<" + ty + ">(" + arg(0) + ") + " + arg(1);
-  if (const char* body = float_element_fn(n)) {
+  if (const std::string body = float_element_fn(o); !body.empty()) {
     // Float math the op table spells over x0, x1, ...: called on the operands.
     Text args;
     for (size_t i = 0; i < o.operands.size(); ++i) args += (i ? Text(", ") : Text()) + arg(i);

@@ -179,8 +179,8 @@ void store_staged(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgr
   L.box_ix = "ch";
   for (int id : v.box_ops) {
     const ttgir::Op& x = c.op(id);
-    const char* fn = float_element_fn(x.name);
-    if (fn == nullptr) c.fail(id, "not elementwise math: cannot be evaluated box by box");
+    const std::string fn = float_element_fn(x);
+    if (fn.empty()) c.fail(id, "not elementwise math: cannot be evaluated box by box");
     const int r = x.results.at(0);
     Text call = "tile_map(" + R(r) + ", " + lambda_text(x.operands.size(), "float", fn);
     for (int a : x.operands) call += ", " + L.operand(a, Lay::Acc, id);

@@ -75,7 +75,7 @@ std::set<int> Expander::share_tile_storage() {
     const ttgir::Op& o = c_.op(node(n).op);
     // Elementwise f32 math, and a mask's select onto an f32 tile (acc_expr.cpp: element (s, i)
     // of the result from element (s, i) of its operands only).
-    if ((!is_elementwise(o.name) && o.name != "arith.select") || o.results.size() != 1) continue;
+    if ((!is_elementwise(o) && o.name != "arith.select") || o.results.size() != 1) continue;
     const int y = o.results[0];
     if (!L_.has(y)) continue;
     const Val& vy = L_.val(y, loop_.op);

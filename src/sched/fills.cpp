@@ -22,13 +22,15 @@ using ttgir::OpId;
 // float math, the widening/narrowing views, and layout conversions that are views).
 bool box_wise(const std::string& n) {
   static const std::set<std::string> ops = {
-      "ttg.convert_layout", "arith.extf",     "arith.truncf",   "arith.addf",
-      "arith.subf",         "arith.mulf",     "arith.divf",     "arith.maxnumf",
-      "arith.minnumf",      "arith.maximumf", "arith.minimumf", "arith.negf",
-      "math.exp2",          "math.exp",       "math.log2",      "math.log",
-      "math.sqrt",          "math.rsqrt",     "math.absf",      "math.erf",
-      "math.tanh",          "math.sin",       "math.cos",       "math.floor",
-      "math.ceil",          "math.fma"};
+      "ttg.convert_layout", "arith.extf",     "arith.truncf",
+      "arith.addf",         "arith.subf",     "arith.mulf",
+      "arith.divf",         "arith.maxnumf",  "arith.minnumf",
+      "arith.maximumf",     "arith.minimumf", "arith.negf",
+      "math.exp2",          "math.exp",       "math.log2",
+      "math.log",           "math.sqrt",      "math.rsqrt",
+      "math.absf",          "math.erf",       "math.tanh",
+      "math.sin",           "math.cos",       "math.floor",
+      "math.ceil",          "math.fma",       "tt.extern_elementwise"};
   return ops.count(n) != 0;
 }
 

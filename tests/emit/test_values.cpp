@@ -10,6 +10,7 @@
 #include "graph_fixture.h"
 #include "lower.h"
 #include "sched2cu/common/diag.h"
+#include "sched2cu/common/file_util.h"
 #include "sched2cu/sgraph/json_io.h"
 
 namespace {
@@ -117,9 +118,50 @@ TEST(OpTable, HoldsOneLoweringPerOp) {
     EXPECT_TRUE(t.count(n)) << n;
   for (const char* n : {"math.erf", "math.tanh", "math.sin", "math.cos", "math.fma"}) {
     EXPECT_TRUE(t.count(n)) << n;
-    EXPECT_NE(float_element_fn(n), nullptr) << n;  // elementwise on tensors and scalars
+    EXPECT_TRUE(is_elementwise(n)) << n;  // elementwise on tensors and scalars
   }
   EXPECT_FALSE(t.count("tt.histogram"));  // not lowered: a located error
+}
+
+// tt.extern_elementwise: a libdevice function the emitter knows is elementwise math calling its
+// __nv_ name; an unknown function, another library or a wrong operand count is not.
+TEST(OpTable, LibdeviceCallsAreElementwiseMath) {
+  sched2cu::ttgir::Op o;
+  o.name = "tt.extern_elementwise";
+  o.operands = {0, 1};
+  sched2cu::ttgir::Attribute sym, lib;
+  sym.kind = lib.kind = sched2cu::ttgir::Attribute::Kind::String;
+  sym.text = "__nv_powf";
+  o.attrs = {{"libname", lib}, {"symbol", sym}};
+  EXPECT_EQ(float_element_fn(o), "__nv_powf(x0, x1)");
+  EXPECT_TRUE(is_elementwise(o));
+  o.operands = {0};
+  EXPECT_EQ(float_element_fn(o), "");  // powf takes two
+  o.attrs[1].second.text = "__nv_tanhf";
+  EXPECT_EQ(float_element_fn(o), "__nv_tanhf(x0)");
+  o.attrs[1].second.text = "__nv_tanh";  // the f64 one: not lowered
+  EXPECT_FALSE(is_elementwise(o));
+  o.attrs[1].second.text = "__nv_tanhf";
+  o.attrs[0].second.text = "mylib";
+  EXPECT_FALSE(is_elementwise(o));
+}
+
+// The emitter's libdevice functions are exactly those runtime/sched2cu/libdevice.cuh declares,
+// each with its arity (the header is what a generated kernel's call resolves against).
+TEST(OpTable, LibdeviceTableMatchesTheRuntimeHeader) {
+  const std::string h =
+      sched2cu::read_file(std::string(SCHED2CU_SOURCE_DIR) + "/runtime/sched2cu/libdevice.cuh");
+  std::map<std::string, int> declared;
+  for (size_t at = h.find("float __nv_"); at != std::string::npos;
+       at = h.find("float __nv_", at + 1)) {
+    const size_t name = at + 6, open = h.find('(', name), close = h.find(')', open);
+    const std::string args = h.substr(open + 1, close - open - 1);
+    int n = 0;
+    for (size_t p = args.find("float"); p != std::string::npos; p = args.find("float", p + 1)) ++n;
+    declared[h.substr(name, open - name)] = n;
+  }
+  EXPECT_EQ(declared, libdevice_f32());
+  EXPECT_GT(declared.size(), 50u);
 }
 
 }  // namespace

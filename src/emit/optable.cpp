@@ -19,6 +19,12 @@ namespace {
 // A scalar op: one declaration of its result.
 void lower_scalar(Lower& L, const ttgir::Op& o, Lowered& out) {
   const int res = o.results.at(0);
+  // Blocked tensors never get here (lower_blocked takes them); an accumulator-layout tile does
+  // when no tile lowering of the op exists (tt.fp_to_fp of the MMA result to fp8, say).
+  if (!is_scalar_op(L.c, o.id))
+    L.c.fail(o.id, o.name + " of a " + L.c.type(res).str() +
+                       " tile is not implemented (this op is lowered for scalars and blocked "
+                       "tensors only)");
   out.body.push_back(
       decl(scalar_ctype(L.c, L.c.type(res), o.id), res, scalar_expr(L, o), true, L.c.note(o.id)));
   Val v;

@@ -393,3 +393,23 @@ TEST(GemmFamily, CeilDivIsSignedCeilingDivision) {
   const std::string s = emit_cuda(ks.graph, {});
   EXPECT_NE(s.find("ceil_div_signed<int>("), std::string::npos);
 }
+
+// An epilogue converting the accumulator to fp8 (tests/emit/fp8_out_kernel.py): no tile lowering
+// of tt.fp_to_fp exists, and the op fell through to the scalar lowering, which said "no scalar
+// lowering for type tensor<...>". It names the tile and what is lowered instead.
+TEST(GemmFamily, AnAccumulatorConvertedToFp8IsRefusedNamingTheTile) {
+  const std::string text = sched2cu::read_file((kRoot / "tests/emit/fp8_out_input.ttgir").string());
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  const auto ks = sched2cu::sched::schedule_kernel(
+      sched2cu::ttgir::parse_module(text, "fp8_out_input.ttgir"), "k", t, {});
+  try {
+    (void)emit_cuda(ks.graph, {});
+    FAIL() << "emitted an fp8 conversion of the accumulator";
+  } catch (const sched2cu::Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("'tt.fp_to_fp' (from fp8_out_kernel.py:18:62)"), std::string::npos) << m;
+    EXPECT_NE(m.find("tt.fp_to_fp of a tensor<128x128xf8E4M3FN, #mma> tile is not implemented"),
+              std::string::npos)
+        << m;
+  }
+}

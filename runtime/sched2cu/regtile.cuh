@@ -11,6 +11,8 @@
 // quad (l/4 equal), which is why row reductions shuffle across lanes xor 1 and 2.
 #pragma once
 
+#include <type_traits>
+
 #include "sched2cu/common.cuh"
 #include "sched2cu/tma.cuh"
 
@@ -271,15 +273,32 @@ SCHED2CU_DEVICE void packed_to_a(uint32_t (&a)[4], const PackedTile<M, N>& d, in
 
 // ---- stores to swizzled shared memory (TMA-store source) ----------------------------------
 
-// Writes columns [col0, col0 + BoxCols) of slab s, converted to T, into a TMA box laid out as
-// [rows][BoxCols * sizeof(T) bytes] with `Swizzle` (BoxCols * sizeof(T) == Swizzle, or any
-// width when Swizzle == 0); this warpgroup's slab rows land at box rows row0 .. row0 + 63.
+// Two adjacent elements of a row, converted to T, as the bytes a TMA box holds them: 16-bit
+// types packed into 32 bits (pack2), fp8 into 16 bits by CUDA's __nv_fp8x2 conversions (round to
+// nearest even, saturating to the largest finite value: cvt.rn.satfinite, as Triton rounds
+// tt.fp_to_fp to fp8 on sm_90).
+template <class T>
+SCHED2CU_DEVICE void store_pair(uint8_t* at, float lo, float hi) {
+  if constexpr (sizeof(T) == 2) {
+    *reinterpret_cast<uint32_t*>(at) = pack2<T>(lo, hi);
+  } else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) {
+    *reinterpret_cast<__nv_fp8x2_storage_t*>(at) = __nv_fp8x2_e4m3(make_float2(lo, hi)).__x;
+  } else {
+    static_assert(std::is_same_v<T, __nv_fp8_e5m2>, "16-bit or fp8 outputs");
+    *reinterpret_cast<__nv_fp8x2_storage_t*>(at) = __nv_fp8x2_e5m2(make_float2(lo, hi)).__x;
+  }
+}
+
+// Writes columns [col0, col0 + BoxCols) of slab s, converted to T (16-bit or fp8), into a TMA box
+// laid out as [rows][BoxCols * sizeof(T) bytes] with `Swizzle` (BoxCols * sizeof(T) == Swizzle,
+// or any width when Swizzle == 0); this warpgroup's slab rows land at box rows row0 .. row0 + 63.
 // col0 is a multiple of BoxCols. Conflict-free for 128B swizzle. Follow with
 // fence_proxy_async() and a barrier of the writing threads before the TMA store.
 template <class T, int Swizzle, int BoxCols, int M, int N>
 SCHED2CU_DEVICE void acc_store_box(void* box, const AccTile<M, N>& d, int s, int col0, int row0) {
-  static_assert(sizeof(T) == 2, "16-bit outputs");
-  constexpr int kRowBytes = BoxCols * 2;
+  constexpr int E = static_cast<int>(sizeof(T));
+  static_assert(E == 1 || E == 2, "16-bit or fp8 outputs");
+  constexpr int kRowBytes = BoxCols * E;
   uint8_t* b = static_cast<uint8_t*>(box);
   const int t = static_cast<int>(threadIdx.x % 128);
   const int r = row0 + 16 * (t / 32) + (t % 32) / 4;
@@ -287,11 +306,9 @@ SCHED2CU_DEVICE void acc_store_box(void* box, const AccTile<M, N>& d, int s, int
 #pragma unroll
   for (int blk = 0; blk < BoxCols / 8; ++blk) {
     const int i = (col0 / 8 + blk) * 4;  // first element of this 8-column block
-    const uint32_t cb = static_cast<uint32_t>((8 * blk + cq) * 2);
-    *reinterpret_cast<uint32_t*>(b + swizzle_offset<Swizzle, kRowBytes>(r, cb)) =
-        pack2<T>(d.v[s][i], d.v[s][i + 1]);
-    *reinterpret_cast<uint32_t*>(b + swizzle_offset<Swizzle, kRowBytes>(r + 8, cb)) =
-        pack2<T>(d.v[s][i + 2], d.v[s][i + 3]);
+    const uint32_t cb = static_cast<uint32_t>((8 * blk + cq) * E);
+    store_pair<T>(b + swizzle_offset<Swizzle, kRowBytes>(r, cb), d.v[s][i], d.v[s][i + 1]);
+    store_pair<T>(b + swizzle_offset<Swizzle, kRowBytes>(r + 8, cb), d.v[s][i + 2], d.v[s][i + 3]);
   }
 }
 

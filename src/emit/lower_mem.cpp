@@ -397,8 +397,9 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
            "storing a column-split accumulator tile outside a staging ring is not "
            "implemented");
   if (v.packed) c.fail(o.id, "storing a loaded 16-bit register tile is not implemented");
-  if (v.elem != d.elem || (elem_bytes(d.elem) != 2 && d.elem != "f32"))
-    c.fail(o.id, "only 16-bit and f32 tile stores are implemented");
+  const bool fp8 = d.elem == "f8E4M3FN" || d.elem == "f8E5M2";
+  if (v.elem != d.elem || (elem_bytes(d.elem) != 2 && d.elem != "f32" && !fp8))
+    c.fail(o.id, "only 16-bit, fp8 and f32 tile stores are implemented");
   const int parts = L.r.split_parts;
   if (d.block.size() != 2 || d.block[0] != static_cast<int64_t>(v.rows) * parts ||
       d.block[1] != v.cols)

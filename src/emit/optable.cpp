@@ -21,7 +21,7 @@ void lower_scalar(Lower& L, const ttgir::Op& o, Lowered& out) {
   const int res = o.results.at(0);
   // Blocked tensors never get here (lower_blocked takes them); an accumulator-layout tile does
   // when no tile lowering of the op exists (tt.fp_to_fp of the MMA result to fp8, say).
-  if (!is_scalar_op(L.c, o.id))
+  if (L.c.type(res).kind == ttgir::Type::Kind::Tensor)
     L.c.fail(o.id, o.name + " of a " + L.c.type(res).str() +
                        " tile is not implemented (this op is lowered for scalars and blocked "
                        "tensors only)");
@@ -184,6 +184,33 @@ void lower_truncf(Lower& L, const ttgir::Op& o, Lowered& out) {
                               L.operand(o.operands[0], Lay::Acc, o.id) + ");",
                           L.c.note(o.id)));
   L.set(res, v);
+}
+
+// tt.fp_to_fp of an f32 accumulator tile to fp8 (an fp8 epilogue: `acc.to(tl.float8e4nv)`):
+// converted box by box where it is stored, as acc_store_box rounds it (rtne, saturating; any
+// other rounding is refused). Scalars and blocked tensors have their own lowerings.
+void lower_fp_to_fp(Lower& L, const ttgir::Op& o, Lowered& out) {
+  if (is_scalar_op(L.c, o.id)) return lower_scalar(L, o, out);
+  const int res = o.results.at(0);
+  const Val& a = L.val(o.operands.at(0), o.id);
+  const std::string to = L.c.type(res).element_type().name;
+  const ttgir::Attribute* r = o.attr("rounding");
+  const std::string rounding = r == nullptr ? "" : r->text;
+  if (a.lay != Lay::Acc || a.packed || a.elem != "f32" || elem_bytes(to) != 1 ||
+      (to != "f8E4M3FN" && to != "f8E5M2"))
+    L.c.fail(o.id, "tt.fp_to_fp of a " + L.c.type(res).str() +
+                       " tile is implemented from an f32 accumulator tile to f8E4M3FN or f8E5M2");
+  if (!rounding.empty() && rounding != "rtne")
+    L.c.fail(o.id, "tt.fp_to_fp with rounding " + rounding + " is not implemented");
+  if (!only_stored(L.c, res) || a.staged >= 0)
+    L.c.fail(o.id,
+             "an fp8 accumulator tile must only be stored (fp8 tiles in registers are not "
+             "implemented)");
+  Val v = a;
+  v.elem = to;
+  v.convert_on_store = true;
+  L.set(res, v);
+  out.body.push_back(comment(L.c.note(o.id) + ": " + to + " view, converted where stored"));
 }
 
 void lower_extf(Lower& L, const ttgir::Op& o, Lowered& out) {
@@ -374,8 +401,9 @@ const std::map<std::string, LowerFn>& op_table() {
           "arith.trunci",      "arith.index_cast",    "arith.sitofp",    "arith.fptosi",
           "tt.get_program_id", "tt.get_num_programs", "tt.addptr",       "arith.shrui",
           "arith.divui",       "arith.remui",         "arith.uitofp",    "arith.fptoui",
-          "tt.mulhiui",        "tt.bitcast",          "arith.bitcast",   "tt.fp_to_fp"})
+          "tt.mulhiui",        "tt.bitcast",          "arith.bitcast"})
       m[n] = lower_scalar;
+    m["tt.fp_to_fp"] = lower_fp_to_fp;
     for (const char* n :
          {"arith.addf",    "arith.subf",     "arith.mulf",     "arith.divf", "arith.maxnumf",
           "arith.minnumf", "arith.maximumf", "arith.minimumf", "arith.negf", "math.exp2",

@@ -1,6 +1,6 @@
 # The source of tests/emit/fp8_out_input.ttgir (tools/dump_ttgir.py): a bf16 GEMM whose epilogue
-# quantizes the accumulator to fp8 (acc.to(tl.float8e4nv)). The emitter has no tile conversion
-# to 8 bits and refuses it at the op (test_gemm_family.cpp).
+# quantizes the accumulator to fp8 (acc.to(tl.float8e4nv)); the emitter converts the tile where
+# it is stored, in 128-byte boxes of fp8 (test_gemm_family.cpp).
 import triton
 import triton.language as tl
 

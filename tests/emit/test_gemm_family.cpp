@@ -394,22 +394,28 @@ TEST(GemmFamily, CeilDivIsSignedCeilingDivision) {
   EXPECT_NE(s.find("ceil_div_signed<int>("), std::string::npos);
 }
 
-// An epilogue converting the accumulator to fp8 (tests/emit/fp8_out_kernel.py): no tile lowering
-// of tt.fp_to_fp exists, and the op fell through to the scalar lowering, which said "no scalar
-// lowering for type tensor<...>". It names the tile and what is lowered instead.
-TEST(GemmFamily, AnAccumulatorConvertedToFp8IsRefusedNamingTheTile) {
+// An epilogue converting the accumulator to fp8 (tests/emit/fp8_out_kernel.py,
+// `(acc * scale).to(tl.float8e4nv)`): the conversion is a view converted where the tile is
+// stored, 128 fp8 columns per 128-byte box. (It fell through to the scalar lowering: "no scalar
+// lowering for type tensor<...>".) A rounding other than rtne is refused at the op.
+TEST(GemmFamily, AnAccumulatorConvertedToFp8IsStoredAsFp8Boxes) {
   const std::string text = sched2cu::read_file((kRoot / "tests/emit/fp8_out_input.ttgir").string());
   const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
-  const auto ks = sched2cu::sched::schedule_kernel(
-      sched2cu::ttgir::parse_module(text, "fp8_out_input.ttgir"), "k", t, {});
+  auto emit_of = [&](const std::string& ir) {
+    const auto ks = sched2cu::sched::schedule_kernel(
+        sched2cu::ttgir::parse_module(ir, "fp8_out_input.ttgir"), "k", t, {});
+    return emit_cuda(ks.graph, {});
+  };
+  const std::string s = emit_of(text);
+  EXPECT_NE(s.find("acc_store_box<__nv_fp8_e4m3, 128, 128>("), std::string::npos);
+  std::string rtz = text;
+  rtz.replace(rtz.find("rounding = rtne"), 15, "rounding = rtz");
   try {
-    (void)emit_cuda(ks.graph, {});
-    FAIL() << "emitted an fp8 conversion of the accumulator";
+    (void)emit_of(rtz);
+    FAIL() << "emitted an fp8 conversion rounding toward zero";
   } catch (const sched2cu::Error& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("'tt.fp_to_fp' (from fp8_out_kernel.py:18:62)"), std::string::npos) << m;
-    EXPECT_NE(m.find("tt.fp_to_fp of a tensor<128x128xf8E4M3FN, #mma> tile is not implemented"),
-              std::string::npos)
-        << m;
+    EXPECT_NE(m.find("rounding rtz is not implemented"), std::string::npos) << m;
   }
 }

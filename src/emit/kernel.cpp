@@ -57,7 +57,12 @@ int result_role(const Ctx& c, int li) {
   ttgir::ForLoop fl = c.f.for_loop(L.op);
   int role = -1;
   bool remat = false;
-  for (int y : fl.yielded) {
+  const auto& results = c.op(L.op).results;
+  for (size_t k = 0; k < fl.yielded.size(); ++k) {
+    const int y = fl.yielded[k];
+    // A result nothing reads after the loop has no owner to agree on (the tutorial attention's
+    // K/V row offsets, advanced by the producer for its loads, beside the consumer's acc).
+    if (k < results.size() && c.f.value(results[k]).users.empty()) continue;
     const ttgir::Op* d = c.f.def_op(y);
     const sgraph::Node* n = d ? c.node_of(li, d->id) : nullptr;
     // Index-like math that every role may recompute (role -1: loop-carried scalars that only

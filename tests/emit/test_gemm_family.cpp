@@ -419,3 +419,15 @@ TEST(GemmFamily, AnAccumulatorConvertedToFp8IsStoredAsFp8Boxes) {
     EXPECT_NE(m.find("rounding rtz is not implemented"), std::string::npos) << m;
   }
 }
+
+// A GEMM whose K offset the loop carries (`offs_k += BLOCK_K`, gpu case gemm_carried_offset): the
+// offset is the producer's, the accumulator the consumer's, and the offset's final value is read
+// by nothing. Emit refused it ("loop-carried values owned by several roles"); a loop result no
+// one reads needs no owner, and the producer carries the offset for its loads.
+TEST(GemmFamily, AnUnreadLoopResultNeedsNoOwningRole) {
+  const std::string s =
+      emitted(kRoot / "tests/harness/gpu_cases/gemm_carried_offset/schedule_graph.json");
+  const std::string producer = between(s, "setmaxnreg_dec", "setmaxnreg_inc");
+  EXPECT_NE(producer.find("offs_k_9_35 = offs_k_9_35_c1 + c64_i32_10;"), std::string::npos);
+  EXPECT_NE(producer.find("tma_load_2d("), std::string::npos);
+}

@@ -248,6 +248,24 @@ SCHED2CU_DEVICE void row_store_smem(float* dst, const RowVec<M>& r) {
   }
 }
 
+// Writes this warpgroup's rows of r to global memory, row i of the warpgroup's slice at dst[i]
+// converted to T, skipping rows at or past `limit` (a store masked by `offs < bound`): lane 0 of
+// each quad writes (the quad's lanes hold the same value). A row vector stored through pointers
+// (`tl.store(M + off + offs_m, m_i)`, attention's log-sum-exp).
+template <class T, int M>
+SCHED2CU_DEVICE void row_store_global(T* dst, const RowVec<M>& r, long long limit) {
+  const int t = static_cast<int>(threadIdx.x % 128);
+  if (t % 4 != 0) return;
+  const int base = 16 * (t / 32) + (t % 32) / 4;
+#pragma unroll
+  for (int s = 0; s < M / 64; ++s)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = 64 * s + base + 8 * h;
+      if (row < limit) dst[row] = static_cast<T>(r.v[s][h]);
+    }
+}
+
 // ---- whole-tile operand fences ----------------------------------------------------------------
 
 // wgmma_fence_operand (wgmma.cuh) over every slab of a tile: pins its registers around the

@@ -303,8 +303,77 @@ void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   L.set(res, v);
 }
 
+// The value under sign extensions (index math written in 64 bits).
+int unextended(const Ctx& c, int v) {
+  for (const ttgir::Op* d = c.f.def_op(v); d != nullptr && d->name == "arith.extsi";
+       d = c.f.def_op(v))
+    v = d->operands.at(0);
+  return v;
+}
+
+// A row vector of the accumulator stored through the pointer tile `splat(base) + [splat(start) +]
+// tl.arange(0, rows)` (rows: the whole tile's), optionally masked by `that offset < splat(bound)`:
+// lane 0 of each quad writes its rows (row_store_global). Anything else is refused.
+void row_store(Lower& L, const ttgir::Op& o, const Val& x, Lowered& out) {
+  Ctx& c = L.c;
+  const auto def = [&](int v) { return c.f.def_op(unextended(c, v)); };
+  const auto splat_of = [&](int v) -> int {
+    const ttgir::Op* d = def(v);
+    return d != nullptr && d->name == "tt.splat" ? unextended(c, d->operands.at(0)) : -1;
+  };
+  const auto refuse = [&](const std::string& why) {
+    c.fail(o.id,
+           "a row vector stored through pointers needs the pointers `splat(base) + start + "
+           "tl.arange(0, rows)`" +
+               (why.empty() ? std::string() : ": " + why));
+  };
+  const ttgir::Op* ap = def(o.operands.at(0));
+  if (ap == nullptr || ap->name != "tt.addptr") refuse("");
+  const int base = splat_of(ap->operands.at(0));
+  if (base < 0) refuse("the base is not one pointer");
+  const int offs = unextended(c, ap->operands.at(1));
+  const ttgir::Op* od = def(offs);
+  int start = -1;
+  const ttgir::Op* range = od;
+  if (od != nullptr && od->name == "arith.addi")
+    for (int k = 0; k < 2 && start < 0; ++k)
+      if (const int s = splat_of(od->operands.at(k)); s >= 0) {
+        start = s;
+        range = def(od->operands.at(1 - k));
+      }
+  const long long rows = static_cast<long long>(x.rows) * L.r.split_parts;
+  const ttgir::Attribute* r0 = range ? range->attr("start") : nullptr;
+  const ttgir::Attribute* r1 = range ? range->attr("end") : nullptr;
+  if (range == nullptr || range->name != "tt.make_range" || !r0 || !r1 || r0->ival != 0 ||
+      r1->ival != rows)
+    refuse("the offsets are not start + tl.arange(0, " + S(rows) + ")");
+  Text limit = S(rows);
+  if (o.operands.size() > 2) {
+    const ttgir::Op* m = def(o.operands[2]);
+    const ttgir::Attribute* pred = m ? m->attr("predicate") : nullptr;
+    if (m == nullptr || m->name != "arith.cmpi" || pred == nullptr || pred->text != "slt" ||
+        unextended(c, m->operands.at(0)) != offs || splat_of(m->operands.at(1)) < 0)
+      refuse("the mask is not `offsets < bound`");
+    limit = R(splat_of(m->operands.at(1))) + (start >= 0 ? " - " + R(start) : Text());
+  }
+  const Val& p = L.val(o.operands.at(0), o.id);
+  const std::string T = p.cty.substr(0, p.cty.size() - 1);
+  Text dst = "static_cast<" + T + "*>(" + R(base) + ")";
+  if (start >= 0) dst += " + " + R(start);
+  if (L.split()) {
+    dst += " + slice * " + S(x.rows);
+    limit = "(" + limit + ") - slice * " + S(x.rows);
+  }
+  out.body.push_back(
+      code("row_store_global<" + T + ">(" + dst + ", " + R(x.storage) + ", " + limit + ");",
+           c.note(o.id) + ": a row vector, one lane per row"));
+  out.body.back().global_write = true;
+}
+
 void b_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   Ctx& c = L.c;
+  if (const Val& x = L.val(o.operands.at(1), o.id); x.lay == Lay::Row)
+    return row_store(L, o, x, out);
   const Val& p = L.val(o.operands.at(0), o.id);
   if (p.lay == Lay::Scalar || p.lay == Lay::Splat) {
     // A scalar store (`tl.store(y + row, tl.sum(x))`), or a uniform tensor's (every element the

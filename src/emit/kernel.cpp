@@ -243,7 +243,12 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
       }
     }
     Lowered low = L.lower(op);
-    if (scalar_for_later) {
+    // A tensor built from nothing but ranges and views between two phases (the causal tutorial's
+    // column range for the second loop's mask) is pure too: declared again after the split, like
+    // the scalar index math (it was declared inside the zero-trip branches only).
+    const bool pure_for_later = after_loop && r.id == epi_role && c.later_phase(op) &&
+                                (o.name == "tt.make_range" || is_view_op(o.name));
+    if (scalar_for_later || pure_for_later) {
       between.insert(between.end(), low.decls.begin(), low.decls.end());
       between.insert(between.end(), low.body.begin(), low.body.end());
     }

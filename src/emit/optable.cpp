@@ -157,6 +157,16 @@ bool only_stored(const Ctx& c, int value) {
   return true;
 }
 
+// Whether every user of `value` stores it through a pointer tile (tt.store's value operand).
+bool only_pointer_stored(const Ctx& c, int value) {
+  const auto& users = c.f.value(value).users;
+  for (int u : users) {
+    const ttgir::Op& uo = c.op(u);
+    if (uo.name != "tt.store" || uo.operands.size() < 2 || uo.operands[1] != value) return false;
+  }
+  return !users.empty();
+}
+
 void lower_truncf(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (is_scalar_op(L.c, o.id)) return lower_scalar(L, o, out);
   const int res = o.results.at(0);
@@ -326,6 +336,12 @@ void lower_convert_layout(Lower& L, const ttgir::Op& o, Lowered& out) {
     return;
   }
   if (to == "ttg.blocked" && only_stored(L.c, res) && (v.lay == Lay::Acc || v.lay == Lay::Row)) {
+    L.set(res, v);
+    return;
+  }
+  // A row vector stored through pointers (attention's log-sum-exp, `tl.store(M + offs_m, m_i)`):
+  // the store writes it from the row layout (blocked_ops.cpp, row_store).
+  if (to == "ttg.blocked" && v.lay == Lay::Row && only_pointer_stored(L.c, res)) {
     L.set(res, v);
     return;
   }

@@ -431,3 +431,28 @@ TEST(GemmFamily, AnUnreadLoopResultNeedsNoOwningRole) {
   EXPECT_NE(producer.find("offs_k_9_35 = offs_k_9_35_c1 + c64_i32_10;"), std::string::npos);
   EXPECT_NE(producer.find("tma_load_2d("), std::string::npos);
 }
+
+// Triton's fused-attention tutorial, causal (tests/emit/attn_tutorial_kernel.py): two loops over K
+// and V (off-diagonal, then the masked diagonal block), the K/V row offsets carried by the
+// producer, and the log-sum-exp stored through pointers. Three refusals stood in its way: the
+// carried offsets ("loop-carried values owned by several roles"), the row vector's pointer store
+// ("layout conversion to ttg.blocked is not implemented"), and the diagonal loop's column range,
+// built between the loops inside the first loop's zero-trip branches only (nvcc: "identifier
+// mask_13_92 is undefined").
+TEST(GemmFamily, AttentionTutorialStoresItsRowVectorAndKeepsRangesAcrossPhases) {
+  const std::string text =
+      sched2cu::read_file((kRoot / "tests/emit/attn_tutorial_input.ttgir").string());
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  sched2cu::sched::KernelOptions o;
+  o.grid = "32,Z * H,1";  // the tutorial's rows index a flattened tensor: no grid is derived
+  const auto ks = sched2cu::sched::schedule_kernel(
+      sched2cu::ttgir::parse_module(text, "attn_tutorial_input.ttgir"), "_attn_fwd", t, o);
+  const std::string s = emit_cuda(ks.graph, {});
+  // The log-sum-exp: one lane per row, at M + off_hz * N_CTX + start_m * 128 + this slice's rows.
+  EXPECT_NE(s.find("row_store_global<float>(static_cast<float*>("), std::string::npos);
+  // The column range is declared in both zero-trip branches of loop 0 and again after them.
+  const std::string decl = "BCol<int, BLay<64, 128, 1, 2, 8, 4, 8, 1, 8>> mask_13_";
+  size_t n = 0;
+  for (size_t at = s.find(decl); at != std::string::npos; at = s.find(decl, at + 1)) ++n;
+  EXPECT_EQ(n, 3u);
+}

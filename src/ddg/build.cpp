@@ -17,12 +17,6 @@ using ttgir::OpId;
 using ttgir::Type;
 using ttgir::ValueId;
 
-bool is_tensorish(const Type& t) {
-  return t.kind == Type::Kind::Tensor || t.kind == Type::Kind::MemDesc;
-}
-
-std::string dtype_name(const Type& t) { return t.element_type().name; }
-
 // 32-bit registers a register tensor occupies across the CTA (memdescs live in SMEM).
 int64_t reg_words(const Type& t) {
   if (t.kind != Type::Kind::Tensor) return 0;
@@ -30,65 +24,6 @@ int64_t reg_words(const Type& t) {
 }
 
 }  // namespace
-
-OpShape op_shape(const Function& f, const Op& op, int consumer_wgs) {
-  OpShape s;
-  const Type* main = nullptr;
-  if (ttgir::is_descriptor_store(op.name) || op.name == "tt.store") {
-    main = &f.value(op.operands.back()).type;
-  } else if (op.name == "tt.reduce") {
-    main = &f.value(op.operands.at(0)).type;
-  } else if (!op.results.empty()) {
-    main = &f.value(op.results[0]).type;
-  } else {
-    for (ValueId v : op.operands)
-      if (is_tensorish(f.value(v).type) && (!main || f.value(v).type.numel() > main->numel()))
-        main = &f.value(v).type;
-  }
-  if (main && (is_tensorish(*main) || main->kind == Type::Kind::TensorDesc)) {
-    s.bytes = main->byte_size();
-    s.elems = main->numel();
-  } else {
-    s.elems = 1;
-  }
-  s.elems_per_wg = s.elems / std::max(1, consumer_wgs);
-  if (op.name == "ttng.warp_group_dot" || op.name == "tt.dot") {
-    const Type& a = f.value(op.operands.at(0)).type;
-    const Type& b = f.value(op.operands.at(1)).type;
-    if (a.shape.size() != 2 || b.shape.size() != 2)
-      throw Error(op.loc.ir, "'" + op.name + "' with operands that are not 2-D tiles");
-    s.flops = 2 * a.shape[0] * b.shape[1] * a.shape[1];
-    s.dtype = dtype_name(a);
-    if (s.dtype == "f32") {
-      // Triton's InputPrecision: 0 TF32 (tl.dot's default for f32), 1 TF32x3, 2 IEEE, ...; only
-      // tf32 is one tensor-core instruction (Triton splits TF32x3 into three tf32 dots before
-      // TTGIR, and an IEEE dot never becomes a warp_group_dot).
-      const ttgir::Attribute* p = op.attr("inputPrecision");
-      if (p != nullptr && p->ival != 0)
-        throw Error(op.loc.ir, "'" + op.name + "' of f32 tiles with inputPrecision " +
-                                   std::to_string(p->ival) +
-                                   ": only tf32 (input_precision=\"tf32\", 0) runs on the tensor "
-                                   "cores as one wgmma");
-      s.dtype = "tf32";
-    }
-  }
-  return s;
-}
-
-bool is_register_load(const ttgir::Module& m, const Function& f, const Op& op,
-                      const std::set<OpId>& global_loads) {
-  if (op.name != "tt.descriptor_load" || op.results.size() != 1) return false;
-  if (global_loads.count(op.id) != 0) return true;
-  const auto& users = f.value(op.results[0]).users;
-  if (users.empty()) return false;
-  for (OpId u : users) {
-    const Op& uo = f.op(u);
-    if (uo.name != "ttg.convert_layout" || uo.results.size() != 1 ||
-        m.encoding_kind(f.value(uo.results[0]).type) != "ttg.nvidia_mma")
-      return false;
-  }
-  return true;
-}
 
 bool is_free_register_view(const ttgir::Module& m, const Function& f, const Op& op) {
   if (op.name != "ttg.convert_layout" || op.operands.size() != 1 || op.results.size() != 1)

@@ -53,8 +53,11 @@ std::string render_report(const KernelSchedule& k) {
     for (const auto& b : g.buffers) {
       if (b.loop != static_cast<int>(i)) continue;
       std::string shape;
-      for (size_t d = 0; d < b.shape.size(); ++d)
-        shape += (d ? "x" : "") + std::to_string(b.shape[d]);
+      for (size_t d = 0; d < b.shape.size(); ++d) {
+        if (d)
+          shape += 'x';  // appended separately: `"x" + std::string&&` trips GCC 12's -Wrestrict
+        shape += std::to_string(b.shape[d]);
+      }
       o += fmt::format("  buffer {} {}x{} ({} B/slot) ring {}: depth {}  live {}..{}\n", b.id,
                        shape, b.elem, b.bytes, b.ring, b.depth, b.live_start, b.live_end);
     }
@@ -70,8 +73,11 @@ std::string render_report(const KernelSchedule& k) {
   for (const auto& b : g.buffers)
     if (b.loop < 0) {
       std::string shape;
-      for (size_t d = 0; d < b.shape.size(); ++d)
-        shape += (d ? "x" : "") + std::to_string(b.shape[d]);
+      for (size_t d = 0; d < b.shape.size(); ++d) {
+        if (d)
+          shape += 'x';  // appended separately: `"x" + std::string&&` trips GCC 12's -Wrestrict
+        shape += std::to_string(b.shape[d]);
+      }
       o += fmt::format("function-scope buffer {} {}x{} ({} B) for op {}\n", b.id, shape, b.elem,
                        b.bytes, b.producer_op);
     }

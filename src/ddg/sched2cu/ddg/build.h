@@ -73,7 +73,10 @@ bool is_store_view(const ttgir::Function& f, const ttgir::Op& op);
 bool is_register_load(const ttgir::Module& m, const ttgir::Function& f, const ttgir::Op& op,
                       const std::set<ttgir::OpId>& global_loads = {});
 
-// The op's cost shape (used by build_loop; exposed for tests and the report).
+// The op's cost shape (used by build_loop; exposed for tests and the report; op_shape.cpp).
 OpShape op_shape(const ttgir::Function& f, const ttgir::Op& op, int consumer_wgs);
+
+// A register tensor or a shared-memory descriptor: what costs by its size.
+bool is_tensorish(const ttgir::Type& t);
 
 }  // namespace sched2cu::ddg

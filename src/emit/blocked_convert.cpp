@@ -121,7 +121,7 @@ bool column_view(const Ctx& c, int value) {
 // or the accumulator's: the chain is recomputed (reloaded) in the new layout's column slice and
 // viewed again. Triton routes such a bias through blocked layouts when the kernel stores through
 // pointers; the values are the same per column whatever the layout.
-void convert_column_view(Lower& L, const ttgir::Op& o, Val d, Lowered& out) {
+void convert_column_view(Lower& L, const ttgir::Op& o, const Val& d, Lowered& out) {
   Ctx& c = L.c;
   const int res = o.results.at(0);
   if (d.lay != Lay::BTile || d.blay.R != 1 || c.loop_of_op(o.id) >= 0 ||

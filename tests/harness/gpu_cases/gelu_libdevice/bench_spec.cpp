@@ -45,8 +45,7 @@ class GeluLibdevice final : public BenchSpec {
       const double g = 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
       y[i] = static_cast<float>(g * g + std::exp(-x * x));
     }
-    if (cudaMemcpy(ref[0].ptr, y.data(), n * sizeof(float), cudaMemcpyHostToDevice) !=
-        cudaSuccess)
+    if (cudaMemcpy(ref[0].ptr, y.data(), n * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess)
       return h.fail("gelu_libdevice reference: copy of the reference failed");
     return 0;
   }

@@ -8,7 +8,8 @@ using namespace sched2cu::spec;
 
 namespace {
 
-constexpr RowMajorF16Gemm::Mnk kShapes[] = {{4096, 4096, 4096}, {1000, 1000, 1000}, {300, 264, 200}};
+constexpr RowMajorF16Gemm::Mnk kShapes[] = {
+    {4096, 4096, 4096}, {1000, 1000, 1000}, {300, 264, 200}};
 
 class GemmCarriedOffset final : public RowMajorF16Gemm {
  public:

@@ -1,5 +1,5 @@
-// Bench spec of the harness's matmul_tutorial_i64 test case (matmul_tutorial with 64-bit index math;
-// pointer tiles lifted to tensor maps by schedule): C = A·B, A [M,K], B [K,N], C [M,N], f16
+// Bench spec of the harness's matmul_tutorial_i64 test case (matmul_tutorial with 64-bit index
+// math; pointer tiles lifted to tensor maps by schedule): C = A·B, A [M,K], B [K,N], C [M,N], f16
 // row-major; launch args (a, b, c, M, N, K, stride_am, stride_bk, stride_cm), the unit strides
 // specialized away (kernel.py). Reference: f32 cuBLAS; vendor: cuBLAS. The check-only shapes end
 // in partial tiles along M, N and K: the rows and columns the tutorial wraps (`% M`, `% N`) and

@@ -167,9 +167,9 @@ def _write_atomic(path, data):
     os.replace(tmp, path)
 
 
-def read_signature(kernel_path):
-    """{"params": [...]}: DUMP's signature of `kernel_path`, checked against the kernel's
-    parameters; raises DumpError / Unavailable."""
+def _load_kernel(kernel_path):
+    """(absolute path, Triton version, DUMP, kernel) of `kernel_path`, its signature checked
+    against the kernel's parameters; raises DumpError / Unavailable."""
     kernel_path = os.path.realpath(kernel_path)
     if not os.path.isfile(kernel_path):
         raise dump_ttgir.DumpError(f"{kernel_path}: no such file")
@@ -179,26 +179,24 @@ def read_signature(kernel_path):
     module = dump_ttgir.load_kernel_module(kernel_path)
     spec, fn = dump_ttgir.dump_spec(module, kernel_path)
     _check_signature_order(fn, spec, kernel_path)
+    return kernel_path, version, spec, fn
+
+
+def read_signature(kernel_path):
+    """{"params": [...]}: DUMP's signature of `kernel_path`; raises DumpError / Unavailable."""
+    _, _, spec, _ = _load_kernel(kernel_path)
     return {"params": [{"name": n, "type": t} for n, t in spec["signature"].items()]}
 
 
 def compile_kernel(kernel_path, max_shared, hints_text=""):
     """Returns (result dict, cubin bytes) for `kernel_path` specialized by `hints_text` (see
     --hints), or raises DumpError / Unavailable."""
-    kernel_path = os.path.realpath(kernel_path)
-    if not os.path.isfile(kernel_path):
-        raise dump_ttgir.DumpError(f"{kernel_path}: no such file")
-    version = triton_version()
-    if version != REQUIRED_TRITON:
-        raise Unavailable(f"no triton {REQUIRED_TRITON} ({version} found)")
+    kernel_path, version, spec, fn = _load_kernel(kernel_path)
     triton = dump_ttgir.import_triton()
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
     from triton.runtime.errors import OutOfResources
 
-    module = dump_ttgir.load_kernel_module(kernel_path)
-    spec, fn = dump_ttgir.dump_spec(module, kernel_path)
-    _check_signature_order(fn, spec, kernel_path)
     hints = parse_hints(hints_text, spec["signature"])
     signature, constexprs, attrs = specialize(fn, spec["signature"], spec["constexprs"], hints)
     first_stages = spec.get("num_stages", 3)

@@ -303,23 +303,16 @@ void b_load(Lower& L, const ttgir::Op& o, Lowered& out) {
   L.set(res, v);
 }
 
-// The value under sign extensions (index math written in 64 bits).
-int unextended(const Ctx& c, int v) {
-  for (const ttgir::Op* d = c.f.def_op(v); d != nullptr && d->name == "arith.extsi";
-       d = c.f.def_op(v))
-    v = d->operands.at(0);
-  return v;
-}
-
 // A row vector of the accumulator stored through the pointer tile `splat(base) + [splat(start) +]
 // tl.arange(0, rows)` (rows: the whole tile's), optionally masked by `that offset < splat(bound)`:
 // lane 0 of each quad writes its rows (row_store_global). Anything else is refused.
 void row_store(Lower& L, const ttgir::Op& o, const Val& x, Lowered& out) {
   Ctx& c = L.c;
-  const auto def = [&](int v) { return c.f.def_op(unextended(c, v)); };
+  const auto def = [&](int v) { return c.f.def_op(c.f.through_sign_extensions(v)); };
   const auto splat_of = [&](int v) -> int {
     const ttgir::Op* d = def(v);
-    return d != nullptr && d->name == "tt.splat" ? unextended(c, d->operands.at(0)) : -1;
+    return d != nullptr && d->name == "tt.splat" ? c.f.through_sign_extensions(d->operands.at(0))
+                                                 : -1;
   };
   const auto refuse = [&](const std::string& why) {
     c.fail(o.id,
@@ -331,7 +324,7 @@ void row_store(Lower& L, const ttgir::Op& o, const Val& x, Lowered& out) {
   if (ap == nullptr || ap->name != "tt.addptr") refuse("");
   const int base = splat_of(ap->operands.at(0));
   if (base < 0) refuse("the base is not one pointer");
-  const int offs = unextended(c, ap->operands.at(1));
+  const int offs = c.f.through_sign_extensions(ap->operands.at(1));
   const ttgir::Op* od = def(offs);
   int start = -1;
   const ttgir::Op* range = od;
@@ -352,7 +345,7 @@ void row_store(Lower& L, const ttgir::Op& o, const Val& x, Lowered& out) {
     const ttgir::Op* m = def(o.operands[2]);
     const ttgir::Attribute* pred = m ? m->attr("predicate") : nullptr;
     if (m == nullptr || m->name != "arith.cmpi" || pred == nullptr || pred->text != "slt" ||
-        unextended(c, m->operands.at(0)) != offs || splat_of(m->operands.at(1)) < 0)
+        c.f.through_sign_extensions(m->operands.at(0)) != offs || splat_of(m->operands.at(1)) < 0)
       refuse("the mask is not `offsets < bound`");
     limit = R(splat_of(m->operands.at(1))) + (start >= 0 ? " - " + R(start) : Text());
   }

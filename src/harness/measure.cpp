@@ -215,13 +215,8 @@ void check_triton_hints(const TritonPlan& plan, const sp::ArgList& args, const s
   if (plan.hints.empty()) return;
   const std::vector<std::string> h = jit_hints(plan.kernel.param_types, args.a, args.n);
   if (h == plan.hints) return;
-  auto text = [](const std::vector<std::string>& v) {
-    std::string t;
-    for (size_t i = 0; i < v.size(); ++i) t += (i ? "," : "") + (v[i].empty() ? "-" : v[i]);
-    return t;
-  };
-  throw Error("the arguments at " + at + " specialize as " + text(h) +
-              ", Triton's kernel was compiled for " + text(plan.hints) +
+  throw Error("the arguments at " + at + " specialize as [" + hints_text(h) +
+              "], Triton's kernel was compiled for [" + hints_text(plan.hints) + "]" +
               " (from the arguments listed without a GPU)");
 }
 

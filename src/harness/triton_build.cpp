@@ -63,12 +63,6 @@ std::string field_text(const json& j, const char* key) {
 
 }  // namespace
 
-std::string hints_text(const std::vector<std::string>& hints) {
-  std::string t;
-  for (size_t i = 0; i < hints.size(); ++i) t += (i ? "," : "") + hints[i];
-  return t;
-}
-
 TritonBuild build_triton(const TritonConfig& cfg, const fs::path& kernel_py,
                          const std::vector<std::string>& hints) {
   TritonBuild b;

@@ -105,6 +105,12 @@ TritonPlans triton_plans_from_json(const json& j) {
   return ps;
 }
 
+std::string hints_text(const std::vector<std::string>& hints) {
+  std::string t;
+  for (size_t i = 0; i < hints.size(); ++i) t += (i ? "," : "") + hints[i];
+  return t;
+}
+
 std::vector<std::string> jit_hints(const std::vector<std::string>& types, const sched2cu_arg* args,
                                    int nargs) {
   if (nargs != static_cast<int>(types.size()))

@@ -16,6 +16,7 @@
 
 #include "grid_forms.h"
 #include "sched2cu/common/diag.h"
+#include "sched2cu/common/int_math.h"
 
 namespace sched2cu::sched {
 namespace {
@@ -170,8 +171,7 @@ class Decomposed {
     if (*b == 0) return std::nullopt;
     if (d.name == "arith.divsi") return *a / *b;  // C++ and MLIR both truncate toward zero
     if (d.name == "arith.remsi") return *a % *b;
-    if (d.name == "arith.ceildivsi")  // signed ceiling division, as MLIR defines it
-      return *a / *b + ((*a % *b != 0) && ((*a < 0) == (*b < 0)) ? 1 : 0);
+    if (d.name == "arith.ceildivsi") return ceil_div_signed(*a, *b);
     return std::nullopt;
   }
 

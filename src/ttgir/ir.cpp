@@ -132,6 +132,16 @@ const Op* Function::def_op(ValueId v) const {
   return val.def_op == kNoId ? nullptr : &op(val.def_op);
 }
 
+ValueId Function::through_sign_extensions(ValueId v) const {
+  for (;;) {
+    const Op* d = def_op(v);
+    if (d == nullptr || d->name != "arith.extsi" || d->operands.size() != 1) return v;
+    const Type& from = value(d->operands[0]).type.element_type();
+    if (from.kind != Type::Kind::Integer || from.bits != 32) return v;
+    v = d->operands[0];
+  }
+}
+
 std::vector<OpId> Function::for_ops() const {
   std::vector<OpId> out;
   for (const auto& o : ops)

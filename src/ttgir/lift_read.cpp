@@ -21,15 +21,7 @@ std::optional<int64_t> TileReader::const_int(ValueId v) const {
   return std::nullopt;
 }
 
-ValueId TileReader::narrow(ValueId v) const {
-  for (;;) {
-    const Op* d = def(v);
-    if (d == nullptr || d->name != "arith.extsi") return v;
-    const Type& from = f_.value(d->operands.at(0)).type.element_type();
-    if (from.kind != Type::Kind::Integer || from.bits != 32) return v;
-    v = d->operands.at(0);
-  }
-}
+ValueId TileReader::narrow(ValueId v) const { return f_.through_sign_extensions(v); }
 
 ValueId TileReader::splat_of(ValueId v) const {
   const Op* d = def(narrow(v));

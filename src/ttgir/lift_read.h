@@ -67,8 +67,7 @@ class TileReader {
   std::string name(ValueId v) const { return f_.value(v).name; }
   // The scalar a tensor splats (kNoId if it is no splat), narrowed.
   ValueId splat_of(ValueId v) const;
-  // `v` with every sign extension of a 32-bit integer taken off (index math written in 64 bits:
-  // `tl.program_id(0).to(tl.int64)`): the values lifting compares and uses are the 32-bit ones.
+  // f_.through_sign_extensions(v): the values lifting compares and uses are the 32-bit ones.
   ValueId narrow(ValueId v) const;
   Index index(ValueId v) const;
   void offsets(ValueId v, std::vector<Term>& out) const;

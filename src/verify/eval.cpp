@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "sched2cu/common/diag.h"
+#include "sched2cu/common/int_math.h"
 
 namespace sched2cu::verify {
 
@@ -267,8 +268,7 @@ class Parser {
     if (f == "static_cast" && a.size() == 1) return a[0];
     if (f == "ceil_div_signed" && a.size() == 2) {  // runtime/sched2cu/common.cuh
       if (!all() || *a[1] == 0) return std::nullopt;
-      const long long x = *a[0], y = *a[1];
-      return x / y + ((x % y != 0) && ((x < 0) == (y < 0)) ? 1 : 0);
+      return sched2cu::ceil_div_signed(*a[0], *a[1]);
     }
     // The leader thread of the process's warpgroup (eval.h).
     if (f == "warpgroup_idx" && a.empty()) return env_.warpgroup;

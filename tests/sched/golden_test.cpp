@@ -512,26 +512,6 @@ TEST(Kernel, PointerTileMmaOperandThatCannotBeLiftedIsRefusedAtTheLoad) {
   }
 }
 
-// Triton's persistent matmul tutorial with tl.range(..., flatten=True): its loops come folded into
-// one whose tile changes and epilogue sit under scf.if. Refused at the scf.if with what to write
-// instead (it said "no cost class for 'scf.if' (scalar)", after refusing arith.ceildivsi of the
-// flattened trip count as an unsupported op).
-TEST(Kernel, FlattenedPersistentLoopIsRefusedSayingHowToWriteIt) {
-  InRepo here;
-  auto t = target();
-  auto m = ttgir::parse_file("tests/sched/flattened_persistent_input.ttgir");
-  ttgir::check_supported(m);  // arith.ceildivsi is supported
-  try {
-    sched::schedule_kernel(m, "x", t, {});
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    const std::string w = e.what();
-    EXPECT_NE(w.find("'scf.if' (from flattened_persistent_kernel.py:37:59)"), std::string::npos)
-        << w;
-    EXPECT_NE(w.find("without flatten=True"), std::string::npos) << w;
-  }
-}
-
 // Attention backward: dSᵀ, transposed in registers for dQ's MMA, is exchanged through a ring of
 // its own (the tile as the registers hold it, [128, 64] f16) that the consumer role fills for
 // itself through a "store" channel (every warp of both warpgroups commits, both release), and the

@@ -2,7 +2,7 @@
 // form) get the grid from their store masks (docs/scheduler.md, "Launch grid", rule 6) and one
 // consumer role without a producer (input: the committed dump of
 // tests/harness/gpu_cases/elementwise, mutated where a rule must not apply); a kernel the target
-// table cannot cost is refused at its op.
+// table cannot cost, or a loop the modulo schedule cannot hold, is refused at its op.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -115,6 +115,20 @@ TEST(LoopFree, AnF32DotIsCostedAsTf32) {
             std::string::npos)
       << e;
   EXPECT_NE(e.find("only tf32"), std::string::npos) << e;
+}
+
+// Triton's persistent matmul tutorial with tl.range(..., flatten=True): its loops come folded into
+// one whose tile changes and epilogue sit under scf.if. Refused at the scf.if with what to write
+// instead (it said "no cost class for 'scf.if' (scalar)", after refusing arith.ceildivsi of the
+// flattened trip count as an unsupported op).
+TEST(LoopFree, FlattenedPersistentLoopIsRefusedSayingHowToWriteIt) {
+  const fs::path in =
+      fs::path(SCHED2CU_SOURCE_DIR) / "tests/sched/flattened_persistent_input.ttgir";
+  const std::string text = read_file(in.string());
+  ttgir::check_supported(ttgir::parse_module(text, "e.ttgir"));  // arith.ceildivsi is supported
+  const std::string e = schedule_error(text);
+  EXPECT_NE(e.find("'scf.if' (from flattened_persistent_kernel.py:37:59)"), std::string::npos) << e;
+  EXPECT_NE(e.find("without flatten=True"), std::string::npos) << e;
 }
 
 // A per-block scalar store masked by a scalar comparison splat to one element

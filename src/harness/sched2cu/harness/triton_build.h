@@ -53,9 +53,6 @@ struct TritonBuild {
 TritonBuild build_triton(const TritonConfig& cfg, const std::filesystem::path& kernel_py,
                          const std::vector<std::string>& hints = {});
 
-// "D,D,,1": hints as --hints takes them.
-std::string hints_text(const std::vector<std::string>& hints);
-
 // DUMP's signature types of `kernel_py`, in order (triton_compile.py --signature), or why not.
 struct TritonSignature {
   std::vector<std::string> types;

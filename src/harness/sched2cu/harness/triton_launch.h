@@ -44,6 +44,9 @@ struct TritonPlans {
 std::vector<std::string> jit_hints(const std::vector<std::string>& types, const sched2cu_arg* args,
                                    int nargs);
 
+// "D,D,,1": hints as triton_compile.py's --hints takes them (and as messages print them).
+std::string hints_text(const std::vector<std::string>& hints);
+
 // Parses a plan (triton_build.h writes it: the compile's result JSON plus "cubin", "grid" in the
 // text form of grid_expr.h and "ctas_per_sm"). Throws sched2cu::Error naming the missing or
 // malformed field.

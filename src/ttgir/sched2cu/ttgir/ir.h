@@ -203,6 +203,9 @@ struct Function {
   const Value& value(ValueId id) const { return values.at(static_cast<size_t>(id)); }
   // Defining op, or nullptr for a block / function argument.
   const Op* def_op(ValueId v) const;
+  // `v` with every arith.extsi of a 32-bit integer taken off (index math written in 64 bits,
+  // `tl.program_id(0).to(tl.int64)`: the value it extends).
+  ValueId through_sign_extensions(ValueId v) const;
   const std::vector<OpId>& users(ValueId v) const { return value(v).users; }
   // Top-level ops of the function body (not nested) in order.
   const std::vector<OpId>& top_ops() const { return body.blocks.at(0).ops; }

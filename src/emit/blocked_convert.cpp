@@ -137,7 +137,9 @@ void convert_column_view(Lower& L, const ttgir::Op& o, const Val& d, Lowered& ou
   std::set<int> done;
   const Text r = relayout(L, o.operands.at(0), col, out.body, done);
   const std::string t = render(r, [&](int x, int) { return c.ident(x); });
-  out.decls.push_back(decl(blocked_ctype(col), res, {}, false, c.note(o.id)));
+  // A later conversion of this view recomputes from the source chain, not from it: then it is
+  // dead, which nvcc would warn of (#550-D).
+  out.decls.push_back(decl("[[maybe_unused]] " + blocked_ctype(col), res, {}, false, c.note(o.id)));
   out.body.push_back(
       code(R(res) + " = " + t.substr(t.find('(') + 1, t.size() - t.find('(') - 2) + ";",
            c.note(o.id) + ": the column vector recomputed in the new layout"));
@@ -196,7 +198,8 @@ void b_convert(Lower& L, const ttgir::Op& o, Lowered& out) {
     std::set<int> done;
     const Text r = relayout(L, o.operands[0], d, out.body, done);
     const std::string t = render(r, [&](int x, int) { return c.ident(x); });
-    out.decls.push_back(decl(blocked_ctype(d), res, {}, false, c.note(o.id)));
+    // Dead when only later conversions read it (they recompute from the source chain).
+    out.decls.push_back(decl("[[maybe_unused]] " + blocked_ctype(d), res, {}, false, c.note(o.id)));
     out.body.push_back(
         code(R(res) + " = " + t.substr(t.find('(') + 1, t.size() - t.find('(') - 2) + ";",
              c.note(o.id) + ": recomputed in the new layout"));

@@ -47,30 +47,21 @@ else()
   file(GLOB_RECURSE specs ${EXAMPLES}/bench_spec.cpp)
   file(GLOB tests_gens ${SRC}/tests/emit/*.generated.cu)
   list(APPEND gens ${tests_gens})
-  # The harness's generated test kernels (gpu_cases/hang and fault are broken on purpose).
-  list(APPEND gens ${SRC}/tests/harness/gpu_cases/row_softmax/generated.cu
-       ${SRC}/tests/harness/gpu_cases/row_softmax/handwritten.cu
-       ${SRC}/tests/harness/gpu_cases/row_ops/generated.cu
-       ${SRC}/tests/harness/gpu_cases/gemm_residual/generated.cu
-       ${SRC}/tests/harness/gpu_cases/gemm_bt_gelu/generated.cu
-       ${SRC}/tests/harness/gpu_cases/batched_gemm/generated.cu
-       ${SRC}/tests/harness/gpu_cases/fp8_gemm/generated.cu
-       ${SRC}/tests/harness/gpu_cases/col_atomic/generated.cu
-       ${SRC}/tests/harness/gpu_cases/attention_persistent/generated.cu
-       ${SRC}/tests/harness/gpu_cases/attention_causal/generated.cu
-       ${SRC}/tests/harness/gpu_cases/gemm_masked_epilogue/generated.cu
-       ${SRC}/tests/harness/gpu_cases/grouped_gemm/generated.cu
-       ${SRC}/tests/harness/gpu_cases/elementwise/generated.cu
-       ${SRC}/tests/harness/gpu_cases/rmsnorm/generated.cu
-       ${SRC}/tests/harness/gpu_cases/bias2d/generated.cu
-       ${SRC}/tests/harness/gpu_cases/transpose/generated.cu
-       ${SRC}/tests/harness/gpu_cases/softmax_rows/generated.cu
-       ${SRC}/tests/harness/gpu_cases/argmax_rows/generated.cu
-       ${SRC}/tests/harness/gpu_cases/argmin_row/generated.cu
-       ${SRC}/tests/harness/gpu_cases/cumsum_rows/generated.cu)
-  foreach(c row_softmax row_ops gemm_bt_gelu batched_gemm fp8_gemm gemm_residual col_atomic
-          attention_persistent attention_causal gemm_masked_epilogue grouped_gemm elementwise rmsnorm bias2d transpose softmax_rows argmax_rows argmin_row cumsum_rows)
-    list(APPEND specs ${SRC}/tests/harness/gpu_cases/${c}/bench_spec.cpp)
+  # The harness's test kernels, every gpu case but hang and fault (broken on purpose).
+  file(GLOB gpu_case_dirs LIST_DIRECTORIES true ${SRC}/tests/harness/gpu_cases/*)
+  foreach(d ${gpu_case_dirs})
+    get_filename_component(c ${d} NAME)
+    if(NOT IS_DIRECTORY ${d} OR c STREQUAL "hang" OR c STREQUAL "fault")
+      continue()
+    endif()
+    foreach(k generated.cu handwritten.cu)
+      if(EXISTS ${d}/${k})
+        list(APPEND gens ${d}/${k})
+      endif()
+    endforeach()
+    if(EXISTS ${d}/bench_spec.cpp)
+      list(APPEND specs ${d}/bench_spec.cpp)
+    endif()
   endforeach()
   if(NOT gens)
     message(FATAL_ERROR "no generated.cu found")

@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kThreads, 4)
     bmap(w_1_20, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(W)), btile(cols_18));  // op 14 tt.addptr
     BTile<__half, BLay<1, 512, 1, 1, 1, 32, 1, 4>> w_2_21;  // op 15 tt.load
     bload<1>(w_2_21, w_1_20, bsplat(true), bsplat(static_cast<__half>(0)));  // op 15 tt.load
-    BCol<__half, BLay<4, 512, 1, 1, 1, 32, 4, 1>> y_22;  // op 16 ttg.convert_layout
+    [[maybe_unused]] BCol<__half, BLay<4, 512, 1, 1, 1, 32, 4, 1>> y_22;  // op 16 ttg.convert_layout
     BCol<__half, BLay<4, 512, 1, 1, 1, 32, 4, 1>> w_2_21_as_y_22;  // op 15 tt.load recomputed in the layout of %y
     BCol<__half*, BLay<4, 512, 1, 1, 1, 32, 4, 1>> w_1_20_as_y_22;  // op 14 tt.addptr recomputed in the layout of %y
     BCol<int, BLay<4, 512, 1, 1, 1, 32, 4, 1>> cols_18_as_y_22;  // op 12 tt.make_range recomputed in the layout of %y
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kThreads, 4)
     bmap(b_4_25, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(B)), btile(cols_18));  // op 19 tt.addptr
     BTile<__half, BLay<1, 512, 1, 1, 1, 32, 1, 4>> b_5_26;  // op 20 tt.load
     bload<1>(b_5_26, b_4_25, bsplat(true), bsplat(static_cast<__half>(0)));  // op 20 tt.load
-    BCol<__half, BLay<4, 512, 1, 1, 1, 32, 4, 1>> y_6_27;  // op 21 ttg.convert_layout
+    [[maybe_unused]] BCol<__half, BLay<4, 512, 1, 1, 1, 32, 4, 1>> y_6_27;  // op 21 ttg.convert_layout
     BCol<__half, BLay<4, 512, 1, 1, 1, 32, 4, 1>> b_5_26_as_y_6_27;  // op 20 tt.load recomputed in the layout of %y_6
     BCol<__half*, BLay<4, 512, 1, 1, 1, 32, 4, 1>> b_4_25_as_y_6_27;  // op 19 tt.addptr recomputed in the layout of %y_6
     BCol<int, BLay<4, 512, 1, 1, 1, 32, 4, 1>> cols_18_as_y_6_27;  // op 12 tt.make_range recomputed in the layout of %y_6
@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(kThreads, 4)
     y_6_27 = b_5_26_as_y_6_27;  // op 21 ttg.convert_layout: recomputed in the new layout
     BCol<float, BLay<4, 512, 1, 1, 1, 32, 4, 1>> b_7_28;  // op 22 arith.extf
     bmap(b_7_28, [](auto x0) { return static_cast<float>(x0); }, bcol(y_6_27));  // op 22 arith.extf
-    BCol<float, BLay<4, 512, 1, 8, 1, 32, 4, 1>> y_10_32;  // op 26 ttg.convert_layout
+    [[maybe_unused]] BCol<float, BLay<4, 512, 1, 8, 1, 32, 4, 1>> y_10_32;  // op 26 ttg.convert_layout
     BCol<float, BLay<4, 512, 1, 8, 1, 32, 4, 1>> w_3_23_as_y_10_32;  // op 17 arith.extf recomputed in the layout of %y_10
     BCol<__half, BLay<4, 512, 1, 8, 1, 32, 4, 1>> w_2_21_as_y_10_32;  // op 15 tt.load recomputed in the layout of %y_10
     BCol<__half*, BLay<4, 512, 1, 8, 1, 32, 4, 1>> w_1_20_as_y_10_32;  // op 14 tt.addptr recomputed in the layout of %y_10
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(kThreads, 4)
     bload<8>(w_2_21_as_y_10_32, w_1_20_as_y_10_32, bsplat(true), bsplat(static_cast<__half>(0)));
     bmap(w_3_23_as_y_10_32, [](auto x0) { return static_cast<float>(x0); }, bcol(w_2_21_as_y_10_32));
     y_10_32 = w_3_23_as_y_10_32;  // op 26 ttg.convert_layout: recomputed in the new layout
-    BCol<float, BLay<4, 512, 1, 8, 1, 32, 4, 1>> y_13_35;  // op 29 ttg.convert_layout
+    [[maybe_unused]] BCol<float, BLay<4, 512, 1, 8, 1, 32, 4, 1>> y_13_35;  // op 29 ttg.convert_layout
     BCol<float, BLay<4, 512, 1, 8, 1, 32, 4, 1>> b_7_28_as_y_13_35;  // op 22 arith.extf recomputed in the layout of %y_13
     BCol<__half, BLay<4, 512, 1, 8, 1, 32, 4, 1>> b_5_26_as_y_13_35;  // op 20 tt.load recomputed in the layout of %y_13
     BCol<__half*, BLay<4, 512, 1, 8, 1, 32, 4, 1>> b_4_25_as_y_13_35;  // op 19 tt.addptr recomputed in the layout of %y_13

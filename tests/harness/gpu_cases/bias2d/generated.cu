@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     bload<1>(b_29_43, b_28_42, btile(b_26_40), bsplat(0.000000e+00f));  // op 38 tt.load
     BTile<float, BLay<32, 128, 1, 1, 1, 32, 4, 1>> y_44;  // op 39 arith.extf
     bmap(y_44, [](auto x0) { return static_cast<float>(x0); }, btile(x_24_38));  // op 39 arith.extf
-    BCol<float, BLay<4, 128, 1, 1, 1, 32, 4, 1>> y_30_45;  // op 40 ttg.convert_layout
+    [[maybe_unused]] BCol<float, BLay<4, 128, 1, 1, 1, 32, 4, 1>> y_30_45;  // op 40 ttg.convert_layout
     BCol<float, BLay<4, 128, 1, 1, 1, 32, 4, 1>> b_29_43_as_y_30_45;  // op 38 tt.load recomputed in the layout of %y_30
     BCol<float*, BLay<4, 128, 1, 1, 1, 32, 4, 1>> b_28_42_as_y_30_45;  // op 37 tt.addptr recomputed in the layout of %y_30
     BCol<int, BLay<4, 128, 1, 1, 1, 32, 4, 1>> offs_n_8_21_as_y_30_45;  // op 16 arith.addi recomputed in the layout of %y_30

@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       bmap(bias_52_62, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(bias_ptr)), btile(offs_bn_26_39));  // op 51 tt.addptr
       BTile<__half, BLay<1, 256, 1, 1, 1, 32, 1, 8, 8>> bias_53_63;  // op 52 tt.load
       bload<1>(bias_53_63, bias_52_62, btile(bias_50_60), bsplat(static_cast<__half>(0.000000e+00f)));  // op 52 tt.load
-      BCol<__half, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> c_64;  // op 53 ttg.convert_layout
+      [[maybe_unused]] BCol<__half, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> c_64;  // op 53 ttg.convert_layout
       BCol<__half, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> bias_53_63_as_c_64;  // op 52 tt.load recomputed in the layout of %c
       BCol<__half*, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> bias_52_62_as_c_64;  // op 51 tt.addptr recomputed in the layout of %c
       BCol<int, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> offs_bn_26_39_as_c_64;  // op 29 arith.addi recomputed in the layout of %c
@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       bmap(bias_50_60_as_c_64, [](auto x0, auto x1) { return x0 < x1; }, bcol(offs_bn_26_39_as_c_64), bsplat(N));
       bload<1>(bias_53_63_as_c_64, bias_52_62_as_c_64, bcol(bias_50_60_as_c_64), bsplat(static_cast<__half>(0.000000e+00f)));
       c_64 = bias_53_63_as_c_64;  // op 53 ttg.convert_layout: recomputed in the new layout
-      BCol<__half, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> c_55_66;  // op 55 ttg.convert_layout
+      [[maybe_unused]] BCol<__half, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> c_55_66;  // op 55 ttg.convert_layout
       BCol<__half, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> bias_53_63_as_c_55_66;  // op 52 tt.load recomputed in the layout of %c_55
       BCol<__half*, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> bias_52_62_as_c_55_66;  // op 51 tt.addptr recomputed in the layout of %c_55
       BCol<int, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> offs_bn_26_39_as_c_55_66;  // op 29 arith.addi recomputed in the layout of %c_55
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       c_55_66 = bias_53_63_as_c_55_66;  // op 55 ttg.convert_layout: the column vector recomputed in the new layout
       BTile<float, BLay<1, 256, 4, 4, 1, 32, 8, 1, 8>> c_56_67;  // op 56 arith.extf
       bmap(c_56_67, [](auto x0) { return static_cast<float>(x0); }, bcol(c_55_66));  // op 56 arith.extf
-      BCol<float, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> c_57_68;  // op 57 ttg.convert_layout
+      [[maybe_unused]] BCol<float, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> c_57_68;  // op 57 ttg.convert_layout
       BCol<float, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> c_56_67_as_c_57_68;  // op 56 arith.extf recomputed in the layout of %c_57
       BCol<__half, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> bias_53_63_as_c_57_68;  // op 52 tt.load recomputed in the layout of %c_57
       BCol<__half*, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> bias_52_62_as_c_57_68;  // op 51 tt.addptr recomputed in the layout of %c_57
@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       bmap(bias_52_62, [](auto x0, auto x1) { return static_cast<__half*>(x0) + x1; }, bsplat(static_cast<__half*>(bias_ptr)), btile(offs_bn_26_39));  // op 51 tt.addptr
       BTile<__half, BLay<1, 256, 1, 1, 1, 32, 1, 8, 8>> bias_53_63;  // op 52 tt.load
       bload<1>(bias_53_63, bias_52_62, btile(bias_50_60), bsplat(static_cast<__half>(0.000000e+00f)));  // op 52 tt.load
-      BCol<__half, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> c_64;  // op 53 ttg.convert_layout
+      [[maybe_unused]] BCol<__half, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> c_64;  // op 53 ttg.convert_layout
       BCol<__half, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> bias_53_63_as_c_64;  // op 52 tt.load recomputed in the layout of %c
       BCol<__half*, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> bias_52_62_as_c_64;  // op 51 tt.addptr recomputed in the layout of %c
       BCol<int, BLay<8, 256, 1, 1, 1, 32, 8, 1, 8>> offs_bn_26_39_as_c_64;  // op 29 arith.addi recomputed in the layout of %c
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       bmap(bias_50_60_as_c_64, [](auto x0, auto x1) { return x0 < x1; }, bcol(offs_bn_26_39_as_c_64), bsplat(N));
       bload<1>(bias_53_63_as_c_64, bias_52_62_as_c_64, bcol(bias_50_60_as_c_64), bsplat(static_cast<__half>(0.000000e+00f)));
       c_64 = bias_53_63_as_c_64;  // op 53 ttg.convert_layout: recomputed in the new layout
-      BCol<__half, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> c_55_66;  // op 55 ttg.convert_layout
+      [[maybe_unused]] BCol<__half, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> c_55_66;  // op 55 ttg.convert_layout
       BCol<__half, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> bias_53_63_as_c_55_66;  // op 52 tt.load recomputed in the layout of %c_55
       BCol<__half*, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> bias_52_62_as_c_55_66;  // op 51 tt.addptr recomputed in the layout of %c_55
       BCol<int, BLay<32, 256, 4, 4, 1, 32, 8, 1, 8>> offs_bn_26_39_as_c_55_66;  // op 29 arith.addi recomputed in the layout of %c_55
@@ -247,7 +247,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       c_55_66 = bias_53_63_as_c_55_66;  // op 55 ttg.convert_layout: the column vector recomputed in the new layout
       BTile<float, BLay<1, 256, 4, 4, 1, 32, 8, 1, 8>> c_56_67;  // op 56 arith.extf
       bmap(c_56_67, [](auto x0) { return static_cast<float>(x0); }, bcol(c_55_66));  // op 56 arith.extf
-      BCol<float, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> c_57_68;  // op 57 ttg.convert_layout
+      [[maybe_unused]] BCol<float, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> c_57_68;  // op 57 ttg.convert_layout
       BCol<float, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> c_56_67_as_c_57_68;  // op 56 arith.extf recomputed in the layout of %c_57
       BCol<__half, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> bias_53_63_as_c_57_68;  // op 52 tt.load recomputed in the layout of %c_57
       BCol<__half*, BLay<64, 256, 1, 2, 8, 4, 8, 1, 8>> bias_52_62_as_c_57_68;  // op 51 tt.addptr recomputed in the layout of %c_57

@@ -247,6 +247,11 @@ def compile_kernel(kernel_path, max_shared, hints_text=""):
         "hints": hints,
         "specialized": [i for i, h in enumerate(hints) if h == "1"],
         "entry_param_bytes": entry_param_bytes(kernel.asm["ptx"], md.name),
+        # Per tensor descriptor parameter, how Triton's launcher encodes its tensor map
+        # (make_tensordesc_arg in third_party/nvidia/backend/driver.py); empty without any.
+        "tensordesc_meta": [{k: (list(v) if isinstance(v, (list, tuple)) else v)
+                             for k, v in dict(m).items()}
+                            for m in (getattr(md, "tensordesc_meta", None) or [])],
         "cubin_bytes": len(cubin),
     }
     return result, cubin

@@ -45,6 +45,19 @@ SCHED2CU_DEVICE int acc_col(int i) {
 
 // ---- fill / elementwise ---------------------------------------------------------------------
 
+// Columns [Off, Off + N2) of an accumulator tile as a tile of its own (tl.split of the column
+// halves, docs/emitter.md "Column halves"): element i of a slab of `d` is element Off / 2 + i of
+// the same slab of `a` (col = 8 * (i / 4) + ..., so an offset of 8k columns is 4k elements).
+// Register moves only: ptxas renames them away.
+template <int Off, int M, int N, int N2>
+SCHED2CU_DEVICE void acc_cols(AccTile<M, N2>& d, const AccTile<M, N>& a) {
+  static_assert(Off % 8 == 0 && Off >= 0 && Off + N2 <= N, "whole 8-column groups inside the tile");
+#pragma unroll
+  for (int s = 0; s < AccTile<M, N>::kSlabs; ++s)
+#pragma unroll
+    for (int i = 0; i < N2 / 2; ++i) d.v[s][i] = a.v[s][Off / 2 + i];
+}
+
 template <int M, int N>
 SCHED2CU_DEVICE void acc_fill(AccTile<M, N>& d, float x) {
 #pragma unroll

@@ -24,6 +24,7 @@ struct Driver {
   decltype(&cuFuncSetAttribute) set_attribute = nullptr;
   decltype(&cuLaunchKernel) launch = nullptr;
   decltype(&cuGetErrorName) error_name = nullptr;
+  decltype(&cuTensorMapEncodeTiled) encode_tiled = nullptr;
   std::string missing;  // why the first entry point the driver did not give is missing
 };
 
@@ -49,6 +50,7 @@ const Driver& driver() {
     lookup("cuFuncSetAttribute", r.set_attribute, r.missing);
     lookup("cuLaunchKernel", r.launch, r.missing);
     lookup("cuGetErrorName", r.error_name, r.missing);
+    lookup("cuTensorMapEncodeTiled", r.encode_tiled, r.missing);
     return r;
   }();
   return d;
@@ -88,35 +90,126 @@ uint16_t fp16_bits(double v) {
   return u;
 }
 
+// Triton's device-side TMA data type code to the driver's (TMA_DTYPE_DEVICE_TO_HOST of
+// driver.py: 8, 9, 10 permute, the rest are equal).
+int host_tma_dtype(int t) { return t == 8 ? 10 : t == 9 ? 8 : t == 10 ? 9 : t; }
+
 }  // namespace
 
-TritonParams::TritonParams(const TritonKernelInfo& k, const sched2cu_arg* args, int nargs) {
+int tensordesc_rank(const std::string& type) {
+  if (type.rfind("tensordesc<", 0) != 0) return 0;
+  const size_t a = type.find('['), b = type.find(']');
+  if (a == std::string::npos || b == std::string::npos || b < a + 2)
+    throw Error("malformed tensor descriptor type '" + type + "'");
+  return 1 + static_cast<int>(std::count(type.begin() + static_cast<long>(a),
+                                         type.begin() + static_cast<long>(b), ','));
+}
+
+std::vector<int> abi_positions(const std::vector<std::string>& types) {
+  std::vector<int> at;
+  int pos = 0;
+  for (const auto& t : types) {
+    at.push_back(pos);
+    pos += 1 + 2 * tensordesc_rank(t);
+  }
+  at.push_back(pos);
+  return at;
+}
+
+int encode_tensor_map(const TensorMapRequest& r, void* out) {
+  const Driver& d = require_driver();
+  std::vector<cuuint64_t> dims(r.dims.begin(), r.dims.end()),
+      strides(r.strides.begin(), r.strides.end());
+  std::vector<cuuint32_t> box(r.box.begin(), r.box.end()), estr(r.box.size(), 1);
+  return static_cast<int>(
+      d.encode_tiled(static_cast<CUtensorMap*>(out), static_cast<CUtensorMapDataType>(r.data_type),
+                     static_cast<cuuint32_t>(r.rank), r.base, dims.data(), strides.data(),
+                     box.data(), estr.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+                     static_cast<CUtensorMapSwizzle>(r.swizzle), CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                     r.nan_fill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                                : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+TritonParams::TritonParams(const TritonKernelInfo& k, const sched2cu_arg* args, int nargs,
+                           TensorMapEncoder encode) {
   const auto n = static_cast<int>(k.param_types.size());
-  if (nargs != n)
-    throw Error("Triton's " + k.name + " takes " + std::to_string(n) +
+  const std::vector<int> at = abi_positions(k.param_types);
+  if (nargs != at.back())
+    throw Error("Triton's " + k.name + " takes " + std::to_string(at.back()) +
                 " arguments, the spec gave " + std::to_string(nargs));
-  auto integer = [&](int i, long long lo, unsigned long long hi, const std::string& type) {
-    const long long v = args[i].i;
+  // ABI argument `abi`, range checked for `type`.
+  auto integer_at = [&](int abi, long long lo, unsigned long long hi, const std::string& type) {
+    const long long v = args[abi].i;
     const bool fits = v >= lo && (v < 0 || static_cast<unsigned long long>(v) <= hi);
     if (!fits)
-      throw Error("argument " + std::to_string(i) + " of Triton's " + k.name + " = " +
+      throw Error("argument " + std::to_string(abi) + " of Triton's " + k.name + " = " +
                   std::to_string(v) + " does not fit its type " + type);
     return v;
+  };
+  auto integer = [&](int i, long long lo, unsigned long long hi, const std::string& type) {
+    return integer_at(at[static_cast<size_t>(i)], lo, hi, type);
   };
   auto put = [&](auto v) {
     slots_.push_back(slot_of(v));
     sizes_.push_back(sizeof v);
+    map_of_.push_back(-1);
   };
+  size_t descs = 0;
+  for (const auto& t : k.param_types) descs += tensordesc_rank(t) > 0 ? 1 : 0;
+  maps_.reserve(descs);  // stable addresses for pointers()
   for (int i = 0; i < n; ++i) {
     const std::string& t = k.param_types[static_cast<size_t>(i)];
+    const sched2cu_arg& arg = args[at[static_cast<size_t>(i)]];
     if (std::find(k.specialized.begin(), k.specialized.end(), i) != k.specialized.end()) {
-      if (args[i].i != 1)
+      if (arg.i != 1)
         throw Error("argument " + std::to_string(i) + " of Triton's " + k.name + " = " +
-                    std::to_string(args[i].i) + ", but its kernel was compiled for 1");
+                    std::to_string(arg.i) + ", but its kernel was compiled for 1");
+      continue;
+    }
+    if (const int rank = tensordesc_rank(t)) {
+      // make_tensordesc_arg: the map, then the extents (i32) and the strides (i64).
+      if (maps_.size() >= k.tensordesc.size())
+        throw Error("Triton's " + k.name + " has no tensordesc_meta for parameter " +
+                    std::to_string(i) + " (" + t + "): compiled without TMA descriptors");
+      const TensordescMeta& m = k.tensordesc[maps_.size()];
+      const sched2cu_arg* ext = &arg + 1;
+      const sched2cu_arg* str = &arg + 1 + rank;
+      if (m.fp4_padded || static_cast<int>(m.block_size.size()) != rank || m.elem_size <= 0)
+        throw Error("parameter " + std::to_string(i) + " of Triton's " + k.name + " (" + t +
+                    ") has a tensor map the harness does not encode (fp4 padding or a block "
+                    "of another rank)");
+      if (str[rank - 1].i != 1)
+        throw Error("argument " + std::to_string(i) + " of Triton's " + k.name +
+                    ": a tensor descriptor's innermost stride must be 1, got " +
+                    std::to_string(str[rank - 1].i));
+      TensorMapRequest r;
+      r.data_type = host_tma_dtype(m.elem_type);
+      r.rank = rank;
+      r.base = arg.ptr;
+      r.swizzle = m.swizzle;
+      for (int d = rank - 1; d >= 0; --d) {
+        r.dims.push_back(static_cast<unsigned long long>(ext[d].i));
+        r.box.push_back(static_cast<unsigned>(m.block_size[static_cast<size_t>(d)]));
+        if (d < rank - 1)
+          r.strides.push_back(static_cast<unsigned long long>(str[d].i) *
+                              static_cast<unsigned long long>(m.elem_size));
+      }
+      maps_.emplace_back();
+      const int rc = encode(r, maps_.back().bytes);
+      if (rc != 0)
+        throw Error("encoding the tensor map of parameter " + std::to_string(i) + " of Triton's " +
+                    k.name + " (" + t + "): CUresult " + std::to_string(rc));
+      slots_.emplace_back();
+      sizes_.push_back(sizeof(Map::bytes));
+      map_of_.push_back(static_cast<int>(maps_.size()) - 1);
+      for (int d = 0; d < rank; ++d)
+        put(static_cast<int32_t>(
+            integer_at(at[static_cast<size_t>(i)] + 1 + d, -(1LL << 31), (1ULL << 31) - 1, "i32")));
+      for (int d = 0; d < rank; ++d) put(static_cast<int64_t>(str[d].i));
       continue;
     }
     if (!t.empty() && t[0] == '*')
-      put(args[i].ptr);
+      put(arg.ptr);
     else if (t == "i1" || t == "u1")
       put(static_cast<uint8_t>(integer(i, 0, 1, t)));
     else if (t == "i8")
@@ -132,17 +225,17 @@ TritonParams::TritonParams(const TritonKernelInfo& k, const sched2cu_arg* args, 
     else if (t == "u32")
       put(static_cast<uint32_t>(integer(i, 0, (1ULL << 32) - 1, t)));
     else if (t == "i64")
-      put(static_cast<int64_t>(args[i].i));
+      put(static_cast<int64_t>(arg.i));
     else if (t == "u64")
       put(static_cast<uint64_t>(integer(i, 0, std::numeric_limits<long long>::max(), t)));
     else if (t == "fp16")
-      put(fp16_bits(args[i].f));
+      put(fp16_bits(arg.f));
     else if (t == "bf16")
-      put(bf16_bits(args[i].f));
+      put(bf16_bits(arg.f));
     else if (t == "fp32" || t == "f32")
-      put(static_cast<float>(args[i].f));
+      put(static_cast<float>(arg.f));
     else if (t == "fp64")
-      put(args[i].f);
+      put(arg.f);
     else
       throw Error("parameter " + std::to_string(i) + " of Triton's " + k.name + " has type '" + t +
                   "', which the harness cannot pass (pointers, integers and floats only)");
@@ -161,7 +254,10 @@ TritonParams::TritonParams(const TritonKernelInfo& k, const sched2cu_arg* args, 
                 " (signature less its constexpr 1s + 2 scratch pointers): not the launcher of "
                 "Triton 3.6?");
   }
-  for (auto& sl : slots_) ptrs_.push_back(sl.data());
+  for (size_t i = 0; i < slots_.size(); ++i)
+    ptrs_.push_back(map_of_[i] >= 0
+                        ? static_cast<void*>(maps_[static_cast<size_t>(map_of_[i])].bytes)
+                        : static_cast<void*>(slots_[i].data()));
 }
 
 void TritonParams::set_scratch(void* global, void* profile) {
@@ -170,6 +266,10 @@ void TritonParams::set_scratch(void* global, void* profile) {
 }
 
 std::vector<unsigned char> TritonParams::bytes(size_t i) const {
+  if (map_of_.at(i) >= 0) {
+    const auto& m = maps_[static_cast<size_t>(map_of_[i])].bytes;
+    return {std::begin(m), std::end(m)};
+  }
   return {slots_.at(i).begin(), slots_.at(i).begin() + static_cast<std::ptrdiff_t>(sizes_.at(i))};
 }
 

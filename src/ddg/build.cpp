@@ -279,7 +279,12 @@ BuiltLoop build_loop(const ttgir::Module& m, const Function& f, OpId for_op, con
         for (int ei : succ[static_cast<size_t>(x)]) {
           const Edge& e = g.edges[static_cast<size_t>(ei)];
           if (e.distance != 0 || !seen.insert(e.dst).second) continue;
-          if (g.nodes[static_cast<size_t>(e.dst)].op_class == "view")
+          // Views, and the renames that keep a tile's elements in the same registers (a
+          // reshape, transpose or split of the accumulator: an epilogue's column halves), pass
+          // the registers on to their readers.
+          const std::string& dn = g.nodes[static_cast<size_t>(e.dst)].name;
+          if (g.nodes[static_cast<size_t>(e.dst)].op_class == "view" || dn == "tt.reshape" ||
+              dn == "tt.trans" || dn == "tt.split")
             work.push_back(e.dst);
           else  // after the reader has issued (read its registers): at least one cycle later
             for (const auto& q : g.nodes)

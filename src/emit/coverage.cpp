@@ -80,7 +80,8 @@ std::string supported_ops_markdown() {
   const std::set<std::string> views = {"tt.splat",           "tt.expand_dims",    "tt.broadcast",
                                        "ttg.convert_layout", "ttg.memdesc_trans", "tt.trans",
                                        "tt.make_range",      "arith.constant",    "arith.truncf",
-                                       "arith.extf",         "tt.reduce",         "tt.scan"};
+                                       "arith.extf",         "tt.reduce",         "tt.scan",
+                                       "tt.reshape",         "tt.split"};
   for (const auto& [name, fn] : op_table()) {
     size_t g = 1;
     if (is_elementwise(name) || name == "tt.extern_elementwise")  // libdevice's f32 functions

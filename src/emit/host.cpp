@@ -23,11 +23,23 @@ std::string tma_dtype(const Ctx& c, const std::string& e, int op) {
 // C++ type of a kernel parameter on the device.
 std::string param_ctype(const Ctx& c, const sgraph::Param& p) {
   const ttgir::Type& t = c.type(p.value);
-  if (t.kind == ttgir::Type::Kind::Ptr) return "void*";
+  // A host tensor descriptor argument is its base pointer in the ABI (docs/abi.md); the kernel
+  // reads the map built from it, never the pointer.
+  if (t.kind == ttgir::Type::Kind::Ptr || t.kind == ttgir::Type::Kind::TensorDesc) return "void*";
   if (t.kind == ttgir::Type::Kind::Integer && t.bits == 32) return "int";
   if (t.kind == ttgir::Type::Kind::Integer && t.bits == 64) return "long long";
   if (t.kind == ttgir::Type::Kind::Float && t.name == "f32") return "float";
   throw Error("emit: kernel parameter " + p.name + " has unsupported type " + p.type);
+}
+
+// The op a descriptor's errors point at: its tt.make_tensor_descriptor, or an argument's first
+// use (plan_descriptors plans only used arguments).
+int desc_op(const Ctx& c, const Desc& d) {
+  return d.op >= 0 ? d.op : c.f.value(d.value).users.at(0);
+}
+
+std::string desc_note(const Ctx& c, const Desc& d) {
+  return d.op >= 0 ? c.note(d.op) : "tensor descriptor argument " + c.ident(d.value);
 }
 
 }  // namespace
@@ -84,15 +96,13 @@ std::string lower_host(Ctx& c, const std::string& kname) {
     bool pointer_stores = false;
     for (const auto& x : c.f.ops) pointer_stores |= x.name == "tt.store";
     std::string all_empty;
-    for (auto& [op, d] : c.descs) {
+    for (auto& [key, d] : c.descs) {
       bool stored = false;
-      for (int u : c.f.value(c.op(op).results.at(0)).users)
-        stored |= ttgir::is_descriptor_store(c.op(u).name);
+      for (int u : c.f.value(d.value).users) stored |= ttgir::is_descriptor_store(c.op(u).name);
       if (!stored || d.box.empty()) continue;
-      const ttgir::Op& mk = c.op(op);
       std::string any_zero;
       for (size_t k = 0; k < d.block.size(); ++k)
-        any_zero += (k ? " || " : "") + host_expr(c, mk.operands[1 + k], op) + " == 0";
+        any_zero += (k ? " || " : "") + host_expr(c, d.shape[k], desc_op(c, d)) + " == 0";
       all_empty += (all_empty.empty() ? "(" : " && (") + any_zero + ")";
     }
     if (pointer_stores || all_empty.empty()) all_empty = "false";
@@ -100,26 +110,25 @@ std::string lower_host(Ctx& c, const std::string& kname) {
       o += "  const bool outputs_empty = " + all_empty +
            ";  // a launch is skipped only when every output is empty\n";
   }
-  for (auto& [op, d] : c.descs) {
-    const ttgir::Op& mk = c.op(op);
+  for (auto& [key, d] : c.descs) {
+    const int op = desc_op(c, d);
     if (d.box.empty()) {
-      o += "  // " + c.note(op) + ": not used by the kernel\n";
+      o += "  // " + desc_note(c, d) + ": not used by the kernel\n";
       continue;
     }
     size_t rank = d.block.size();
-    if (mk.operands.size() != 1 + 2 * rank) c.fail(op, "unexpected operand count");
-    const ttgir::Op* base = c.f.def_op(mk.operands[0]);
+    const ttgir::Op* base = c.f.def_op(d.base);
     std::string ptr;
     for (const auto& p : params)
-      if (p.value == mk.operands[0]) ptr = "arg_" + p.name;
+      if (p.value == d.base) ptr = "arg_" + p.name;
     if (base != nullptr || ptr.empty())
       c.fail(op, "descriptor base must be a kernel pointer argument");
-    const std::string inner = host_expr(c, mk.operands[2 * rank], op);
+    const std::string inner = host_expr(c, d.strides[rank - 1], op);
     const bool inner_one = inner == "(1)" || inner == "(1LL)";
-    if (!inner_one && !host_computable(c, mk.operands[2 * rank]))
+    if (!inner_one && !host_computable(c, d.strides[rank - 1]))
       c.fail(op,
              "innermost stride must be 1: the constant, or kernel arguments the launcher checks");
-    o += "  CUtensorMap " + d.map + ";  // " + c.note(op) + "\n  {\n";
+    o += "  CUtensorMap " + d.map + ";  // " + desc_note(c, d) + "\n  {\n";
     // A tensor map reads its last dimension contiguous: a stride given at launch must be 1
     // (Triton asserts the same of a descriptor; a pointer tile lifted to one needs it).
     if (!inner_one)
@@ -135,7 +144,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
     std::string dims, strides, box;
     for (size_t k = 0; k < rank; ++k) {
       size_t ir = rank - 1 - k;
-      std::string ext = host_expr(c, mk.operands[1 + ir], op);
+      std::string ext = host_expr(c, d.shape[ir], op);
       // A folded map (Desc::fold) views [M, C] as [M * fold, C / fold].
       if (d.fold > 1 && ir == 1) ext = S(d.block[1] / d.fold);
       if (d.fold > 1 && ir == 0) ext = std::string("(").append(ext).append(") * ") + S(d.fold);
@@ -145,8 +154,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
       box += std::string(k ? ", " : "") + S(d.box[ir]) + "u";
       if (k + 1 < rank) {
         strides += k ? ", static_cast<uint64_t>(" : "static_cast<uint64_t>(";
-        strides += d.fold > 1 ? S(d.block[1] / d.fold)
-                              : host_expr(c, mk.operands[1 + rank + (rank - 2 - k)], op);
+        strides += d.fold > 1 ? S(d.block[1] / d.fold) : host_expr(c, d.strides[rank - 2 - k], op);
         strides += ") * " + S(d.elem_bytes) + "u";
       }
     }
@@ -183,7 +191,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
     o += "  const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), "
          "static_cast<unsigned>(grid_z));\n";
   std::string args;
-  for (auto& [op, d] : c.descs)
+  for (auto& [key, d] : c.descs)
     if (!d.box.empty()) args += (args.empty() ? "" : ", ") + d.map;
   for (const auto& p : params) {
     std::string ct = param_ctype(c, p);
@@ -238,7 +246,7 @@ std::string kernel_signature(Ctx& c, const std::string& kname) {
   std::string s = "__global__ void __launch_bounds__(kThreads, " + S(c.g.launch.ctas_per_sm) +
                   ")\n    " + kname + "(";
   std::string ps;
-  for (auto& [op, d] : c.descs)
+  for (auto& [key, d] : c.descs)
     if (!d.box.empty())
       ps += (ps.empty() ? "" : ",\n        ") +
             std::string("const __grid_constant__ CUtensorMap ") + d.map;

@@ -276,10 +276,9 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
     // A producer only issues TMA: one elected thread runs all of it.
     std::set<std::string> maps;
     std::vector<Stmt> pre;
-    for (const auto& [op, d] : c.descs) {
+    for (const auto& [key, d] : c.descs) {
       bool loads = false;
-      for (int u : c.f.value(c.op(op).results.at(0)).users)
-        loads |= c.op(u).name == "tt.descriptor_load";
+      for (int u : c.f.value(d.value).users) loads |= c.op(u).name == "tt.descriptor_load";
       if (loads && !d.box.empty() && maps.insert(d.map).second)
         pre.push_back(code("tma_prefetch_desc(&" + d.map + ");"));
     }

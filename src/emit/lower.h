@@ -16,9 +16,15 @@
 
 namespace sched2cu::emit {
 
-// A TMA descriptor (tt.make_tensor_descriptor): built on the host, passed as a kernel parameter.
+// A TMA descriptor: built on the host, passed as a kernel parameter. Made in the kernel
+// (tt.make_tensor_descriptor) or passed to it (a host tensor descriptor argument, Triton's
+// TensorDescriptor: in the ABI its base pointer, then its extents and strides, the integer
+// arguments Triton expands it into).
 struct Desc {
-  int op = -1;
+  int op = -1;     // the tt.make_tensor_descriptor, or -1 for an argument
+  int value = -1;  // the descriptor SSA value (the op's result or the argument)
+  int base = -1;   // value ids: the base pointer, the extents and the strides (dim 0 outermost)
+  std::vector<int> shape, strides;
   std::string map;   // kernel parameter name
   std::string elem;  // MLIR element type ("f16")
   int elem_bytes = 0;
@@ -96,6 +102,9 @@ struct Val {
   // A transposed tile (tt.trans of a blocked tile) kept as a view of its operand's storage; only
   // a layout conversion reads it (btranspose through the scratch, blocked_convert.cpp).
   bool blk_trans = false;
+  // An Acc tile [R, C] reshaped to [R, 2, C / 2] (1) and then transposed to [R, C / 2, 2] (2): the
+  // views before a tl.split of its column halves (acc_split.cpp); only that split reads them.
+  int acc_halves = 0;
   // A row or column vector read where it is used (lazy_loads.cpp): its variable holds the
   // address of element 0 (a `const cty*`), every use reads the elements it needs from memory.
   bool lazy = false;
@@ -117,8 +126,8 @@ struct Ctx {
   const ttgir::Module& m;
   const ttgir::Function& f;
 
-  std::map<int, Desc> descs;                             // by op id
-  std::map<int, long long> buf_offset;                   // buffer id -> byte offset in dynamic smem
+  std::map<int, Desc> descs;            // by desc_key: the op id, or -2 - value id for an argument
+  std::map<int, long long> buf_offset;  // buffer id -> byte offset in dynamic smem
   std::map<std::pair<int, int>, long long> ring_offset;  // (loop, ring) -> byte offset
   std::map<int, long long> fn_bar_offset;                // function-scope channel -> offset
   // Function-scope staging buffers that overlay the resident buffers and loop rings (plan_smem).
@@ -359,6 +368,11 @@ void plan_smem(Ctx& c);
 // ----------------------------------------------------------------------------------
 // Whether a layout's `parent` is the wgmma accumulator layout (row/column slices, dot operands).
 bool has_mma_parent(const Ctx& c, const ttgir::Type& t);
+// A #ttg.linear layout equal to the accumulator layout of its [R, C] tile (warps along the rows).
+bool is_acc_linear(const Ctx& c, const ttgir::Type& t);
+// The key of c.descs for a descriptor value (the op id, or -2 - value id for an argument), -1
+// when it is neither a tt.make_tensor_descriptor nor a tensor descriptor argument.
+int desc_key(const Ctx& c, int value);
 // The warpgroups an #nvidia_mma tile is split over along its columns (warpsPerCTA[1]).
 int mma_col_warps(const Ctx& c, const ttgir::Type& t, int op);
 

@@ -10,12 +10,11 @@
 namespace sched2cu::emit {
 
 Desc& desc_of(Ctx& c, const ttgir::Op& o) {
-  const ttgir::Op* d = c.f.def_op(o.operands.at(0));
-  auto it = d ? c.descs.find(d->id) : c.descs.end();
+  auto it = c.descs.find(desc_key(c, o.operands.at(0)));
   if (it == c.descs.end())
     c.fail(o.id,
-           "its descriptor is not a tt.make_tensor_descriptor of the kernel (host-side tensor "
-           "descriptor arguments are not implemented yet)");
+           "its descriptor is neither a tt.make_tensor_descriptor of the kernel nor a tensor "
+           "descriptor argument");
   return it->second;
 }
 

@@ -13,6 +13,8 @@ void lower_descriptor_load(Lower& L, const ttgir::Op& o, Lowered& out);   // low
 void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out);  // lower_mem.cpp
 void lower_local_alloc(Lower& L, const ttgir::Op& o, Lowered& out);       // lower_mem.cpp
 void lower_mma(Lower& L, const ttgir::Op& o, Lowered& out);               // lower_mma.cpp
+void lower_reshape(Lower& L, const ttgir::Op& o, Lowered& out);           // acc_split.cpp
+void lower_split(Lower& L, const ttgir::Op& o, Lowered& out);             // acc_split.cpp
 
 namespace {
 
@@ -393,6 +395,8 @@ const std::map<std::string, LowerFn>& op_table() {
         {"ttg.convert_layout", lower_convert_layout},
         {"ttg.memdesc_trans", lower_memdesc_trans},
         {"tt.trans", lower_trans},
+        {"tt.reshape", lower_reshape},
+        {"tt.split", lower_split},
         {"ttg.local_alloc", lower_local_alloc},
         {"tt.make_tensor_descriptor", lower_make_desc},
         {"tt.descriptor_load", lower_descriptor_load},

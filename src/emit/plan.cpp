@@ -153,12 +153,12 @@ long long const_value(const Ctx& c, int v) {
 // width = row stride, all constants) wider than one 256-element TMA box, and every use reads
 // or writes at column 0. Then [M, C] is also [M * C / 256, 256] with the same bytes, and a
 // [R * C / 256, 256] box is the [R, C] tile, row-major.
-int row_fold(const Ctx& c, const ttgir::Op& mk, const Desc& d) {
-  if (d.block.size() != 2 || mk.operands.size() != 5) return 1;
+int row_fold(const Ctx& c, const Desc& d) {
+  if (d.block.size() != 2) return 1;
   const int64_t cols = d.block[1];
   if (cols <= 256 || cols % 256 != 0) return 1;
-  if (const_value(c, mk.operands[2]) != cols || const_value(c, mk.operands[3]) != cols) return 1;
-  for (int u : c.f.value(mk.results.at(0)).users) {
+  if (const_value(c, d.shape[1]) != cols || const_value(c, d.strides[0]) != cols) return 1;
+  for (int u : c.f.value(d.value).users) {
     const ttgir::Op& uo = c.op(u);
     if (uo.operands.size() < 3 || const_value(c, uo.operands[2]) != 0) return 1;
   }
@@ -167,28 +167,79 @@ int row_fold(const Ctx& c, const ttgir::Op& mk, const Desc& d) {
 
 }  // namespace
 
+int desc_key(const Ctx& c, int value) {
+  const ttgir::Op* d = c.f.def_op(value);
+  if (d != nullptr) return d->name == "tt.make_tensor_descriptor" ? d->id : -1;
+  if (c.type(value).kind != ttgir::Type::Kind::TensorDesc) return -1;
+  for (const auto& p : c.g.kernel.params)
+    if (p.value == value) return -2 - value;
+  return -1;
+}
+
 void plan_descriptors(Ctx& c) {
-  for (const auto& o : c.f.ops) {
-    if (o.name != "tt.make_tensor_descriptor") continue;
+  auto plan = [&](int key, int value, int op, int base, std::vector<int> shape,
+                  std::vector<int> strides) {
+    // An argument's errors are located at its first use.
+    if (op < 0 && c.f.value(value).users.empty()) return;  // unused: no map, only the ABI slots
+    if (op < 0) op = c.f.value(value).users.front();
     Desc d;
-    d.op = o.id;
-    d.map = "map_" + c.ident(o.results.at(0));
-    const ttgir::Type& t = c.type(o.results.at(0));
+    d.op = key >= 0 ? op : -1;
+    d.value = value;
+    d.base = base;
+    d.shape = std::move(shape);
+    d.strides = std::move(strides);
+    d.map = "map_" + c.ident(value);
+    const ttgir::Type& t = c.type(value);
     const ttgir::Type& blk = t.elem.at(0);
     d.elem = blk.element_type().name;
     d.elem_bytes = elem_bytes(d.elem);
-    if (d.elem_bytes == 0) c.fail(o.id, "element type " + d.elem + " has no TMA lowering");
+    if (d.elem_bytes == 0) c.fail(op, "element type " + d.elem + " has no TMA lowering");
     d.block = blk.shape;
-    d.swizzle = swizzle_of(c, t, o.id);
+    d.swizzle = swizzle_of(c, t, op);
+    if (d.shape.size() != d.block.size() || d.strides.size() != d.block.size())
+      c.fail(op, "descriptor of rank " + S(static_cast<long long>(d.block.size())) + " with " +
+                     S(static_cast<long long>(d.shape.size())) + " extents and " +
+                     S(static_cast<long long>(d.strides.size())) + " strides");
     // A descriptor whose tiles only ever live in registers (loaded for register math, stored
     // from a blocked tile) gets the emitter's shared layout: unswizzled rows in the widest TMA
     // boxes, read and written conflict-free with 16-byte vectors (blocked.cuh), and a few large
     // copies instead of one per 128-byte swizzle span. wgmma operands keep the IR's swizzle.
-    if (register_only(c, o.results.at(0))) {
+    if (register_only(c, value)) {
       d.swizzle = 0;
-      d.fold = row_fold(c, o, d);
+      d.fold = row_fold(c, d);
     }
-    c.descs[o.id] = d;
+    c.descs[key] = d;
+  };
+  for (const auto& o : c.f.ops) {
+    if (o.name != "tt.make_tensor_descriptor") continue;
+    const size_t rank = c.type(o.results.at(0)).elem.at(0).shape.size();
+    if (o.operands.size() != 1 + 2 * rank) c.fail(o.id, "unexpected operand count");
+    std::vector<int> shape(o.operands.begin() + 1, o.operands.begin() + 1 + rank);
+    std::vector<int> strides(o.operands.begin() + 1 + rank, o.operands.end());
+    plan(o.id, o.results[0], o.id, o.operands[0], std::move(shape), std::move(strides));
+  }
+  // Host tensor descriptors: Triton passes each as the descriptor and then its extents (i32)
+  // and strides (i64) as arguments of their own (the kernel's TTGIR lists them after it).
+  const auto& ps = c.g.kernel.params;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    const ttgir::Type& t = c.type(ps[i].value);
+    if (t.kind != ttgir::Type::Kind::TensorDesc) continue;
+    const size_t rank = t.elem.at(0).shape.size();
+    auto is_int = [&](size_t k, int bits) {
+      return k < ps.size() && c.type(ps[k].value).kind == ttgir::Type::Kind::Integer &&
+             c.type(ps[k].value).bits == bits;
+    };
+    std::vector<int> shape, strides;
+    for (size_t k = 0; k < rank; ++k) {
+      if (!is_int(i + 1 + k, 32) || !is_int(i + 1 + rank + k, 64))
+        throw Error("emit: tensor descriptor argument " + ps[i].name + " (" + t.str() +
+                    ") is not followed by its " + S(static_cast<long long>(rank)) +
+                    " i32 extents and " + S(static_cast<long long>(rank)) +
+                    " i64 strides (Triton 3.6 expands a TensorDescriptor argument so)");
+      shape.push_back(ps[i + 1 + k].value);
+      strides.push_back(ps[i + 1 + rank + k].value);
+    }
+    plan(-2 - ps[i].value, ps[i].value, -1, ps[i].value, std::move(shape), std::move(strides));
   }
 }
 

@@ -1,6 +1,8 @@
 // The value model of the current role (docs/emitter.md, "Register values and layouts"): layouts
 // derived from TTGIR encodings, C++ register types, and the operand adapters through which an
 // elementwise op reads each operand at the result's elements. Also the op-table driver.
+#include <optional>
+
 #include "lower.h"
 #include "sched2cu/common/diag.h"
 
@@ -75,6 +77,42 @@ int mma_col_warps(const Ctx& c, const ttgir::Type& t, int op) {
   return static_cast<int>(wpc[1]);
 }
 
+namespace {
+
+// The bases of one #ttg.linear sub-layout ("register", "lane", ...) as integer pairs; nullopt when
+// absent or not pairs.
+std::optional<std::vector<std::vector<int64_t>>> linear_bases(const Ctx& c, const ttgir::Type& t,
+                                                              const char* key) {
+  const ttgir::Attribute* a = c.m.encoding_param(t, key);
+  if (a == nullptr || a->kind != ttgir::Attribute::Kind::Array) return std::nullopt;
+  std::vector<std::vector<int64_t>> out;
+  for (const auto& e : a->elems) {
+    if (e.kind != ttgir::Attribute::Kind::Array) return std::nullopt;
+    out.push_back(e.as_int_array());
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_acc_linear(const Ctx& c, const ttgir::Type& t) {
+  // The accumulator layout of a [R, C] tile with its warps along the rows, written as a
+  // #ttg.linear (what Triton leaves on a tl.split of an accumulator's column halves): register
+  // bits pick the column pair and the row half, then the 8-column groups; lanes the column pair
+  // and the row within 8; warps 16-row slabs (acc_row / acc_col of runtime/sched2cu/regtile.cuh).
+  if (c.m.encoding_kind(t) != "ttg.linear" || t.shape.size() != 2) return false;
+  const int64_t rows = t.shape[0], cols = t.shape[1];
+  auto pow2 = [](int64_t x) { return x > 0 && (x & (x - 1)) == 0; };
+  if (!pow2(rows) || !pow2(cols) || rows < 64 || cols < 8 || cols > 256) return false;
+  std::vector<std::vector<int64_t>> reg = {{0, 1}, {8, 0}}, warp;
+  for (int64_t x = 8; x < cols; x *= 2) reg.push_back({0, x});
+  for (int64_t x = 16; x < rows; x *= 2) warp.push_back({x, 0});
+  const std::vector<std::vector<int64_t>> lane = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  const auto block = linear_bases(c, t, "block");
+  return linear_bases(c, t, "register") == reg && linear_bases(c, t, "lane") == lane &&
+         linear_bases(c, t, "warp") == warp && block && block->empty();
+}
+
 Val Lower::from_type(int value, int op) const {
   const ttgir::Type& t = c.type(value);
   Val v;
@@ -99,9 +137,9 @@ Val Lower::from_type(int value, int op) const {
   if (is_blocked_type(c, t)) return blocked_val(c, value, op);
   v.elem = t.element_type().name;
   const std::string kind = c.m.encoding_kind(t);
-  if (kind == "ttg.nvidia_mma" && t.shape.size() == 2) {
+  if ((kind == "ttg.nvidia_mma" && t.shape.size() == 2) || is_acc_linear(c, t)) {
     v.lay = Lay::Acc;
-    const int wc = mma_col_warps(c, t, op);
+    const int wc = kind == "ttg.nvidia_mma" ? mma_col_warps(c, t, op) : 1;
     if (wc > 1) {
       // Warpgroups side by side along the columns (warpsPerCTA [4, wc]; a warpgroup's four warps
       // are consecutive along the rows): warpgroup k holds every row and columns

@@ -64,6 +64,17 @@ TritonPlan triton_plan_from_json(const json& j) {
   k.launch_cooperative_grid = field<bool>(j, "launch_cooperative_grid");
   k.launch_pdl = field<bool>(j, "launch_pdl");
   k.entry_param_bytes = field<std::vector<int>>(j, "entry_param_bytes");
+  if (j.contains("tensordesc_meta"))
+    for (const json& m : field<json>(j, "tensordesc_meta")) {
+      if (!m.is_object()) throw Error("the Triton launch plan's \"tensordesc_meta\" is malformed");
+      bench::TensordescMeta t;
+      t.swizzle = field<int>(m, "swizzle");
+      t.elem_size = field<int>(m, "elem_size");
+      t.elem_type = field<int>(m, "elem_type");
+      t.block_size = field<std::vector<long long>>(m, "block_size");
+      t.fp4_padded = field<bool>(m, "fp4_padded");
+      k.tensordesc.push_back(std::move(t));
+    }
   for (const json& prm : field<json>(j, "params")) {
     if (!prm.is_object() || !prm.contains("name") || !prm.contains("type") ||
         !prm["name"].is_string() || !prm["type"].is_string())
@@ -113,18 +124,25 @@ std::string hints_text(const std::vector<std::string>& hints) {
 
 std::vector<std::string> jit_hints(const std::vector<std::string>& types, const sched2cu_arg* args,
                                    int nargs) {
-  if (nargs != static_cast<int>(types.size()))
-    throw Error("kernel.py's DUMP signature has " + std::to_string(types.size()) +
-                " parameters, the spec passed " + std::to_string(nargs) + " arguments");
+  const std::vector<int> at = bench::abi_positions(types);
+  if (nargs != at.back())
+    throw Error(at.back() == static_cast<int>(types.size())
+                    ? "kernel.py's DUMP signature has " + std::to_string(types.size()) +
+                          " parameters, the spec passed " + std::to_string(nargs) + " arguments"
+                    : "kernel.py's DUMP signature takes " + std::to_string(at.back()) +
+                          " launch arguments (a tensor descriptor its base, extents and strides), "
+                          "the spec passed " +
+                          std::to_string(nargs));
   std::vector<std::string> h;
   for (size_t i = 0; i < types.size(); ++i) {
     const std::string& t = types[i];
+    const sched2cu_arg& a = args[at[i]];
     if (!t.empty() && t[0] == '*')
-      h.emplace_back(reinterpret_cast<uintptr_t>(args[i].ptr) % 16 == 0 ? "D" : "");
+      h.emplace_back(reinterpret_cast<uintptr_t>(a.ptr) % 16 == 0 ? "D" : "");
     else if (integer_type(t) && t != "i1" && t != "u1")
-      h.emplace_back(args[i].i == 1 ? "1" : (args[i].i % 16 == 0 ? "D" : ""));
+      h.emplace_back(a.i == 1 ? "1" : (a.i % 16 == 0 ? "D" : ""));
     else
-      h.emplace_back("");
+      h.emplace_back("");  // floats; a tensor descriptor is specialized by its type alone
   }
   return h;
 }
@@ -137,10 +155,11 @@ std::array<long long, 3> triton_grid(const TritonPlan& plan, const sched2cu_arg*
       if (!integer_type(plan.kernel.param_types[i]))
         throw Error("the launch grid names " + name + ", a parameter of type " +
                     plan.kernel.param_types[i] + ", not an integer");
-      if (static_cast<int>(i) >= nargs)
-        throw Error("the launch grid names " + name + ", argument " + std::to_string(i) +
+      const int abi = bench::abi_positions(plan.kernel.param_types).at(i);
+      if (abi >= nargs)
+        throw Error("the launch grid names " + name + ", argument " + std::to_string(abi) +
                     ", but the spec passed " + std::to_string(nargs));
-      return args[i].i;
+      return args[abi].i;
     }
     throw Error("the launch grid names " + name + ", which is no parameter of kernel.py's DUMP");
   };

@@ -445,6 +445,9 @@ void Parser::custom_op(Function& f, OpId id, size_t start) {
     out.push_back(with_element(p, e.elem[0]));
   } else if (name == "tt.addptr") {
     out.push_back(types[0]);
+  } else if (name == "tt.split" && arrow != std::string::npos && types.size() == arrow + 1) {
+    // `%lo, %hi = tt.split %x : T -> R`: both halves have the one printed type R.
+    out.assign(n, types[arrow]);
   } else if (arrow != std::string::npos) {
     out.assign(types.begin() + static_cast<long>(arrow), types.end());
   } else if (to != std::string::npos) {

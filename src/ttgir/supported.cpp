@@ -32,7 +32,7 @@ const std::vector<std::string>& supported_ops() {
         "tt.extern_elementwise", "tt.fp_to_fp", "tt.get_num_programs", "tt.get_program_id",
         "tt.load", "tt.make_range", "tt.make_tensor_descriptor", "tt.mulhiui", "tt.precise_divf",
         "tt.precise_sqrt", "tt.reduce", "tt.reduce.return", "tt.reshape", "tt.return", "tt.scan",
-        "tt.scan.return", "tt.splat", "tt.store", "tt.trans",
+        "tt.scan.return", "tt.splat", "tt.split", "tt.store", "tt.trans",
         // ttg / ttng
         "ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "ttg.memdesc_trans",
         "ttng.warp_group_dot"};

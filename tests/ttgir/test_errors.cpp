@@ -79,6 +79,26 @@ TEST(TtgirErrors, ResultTypeCountMismatch) {
             "t.ttgir:4:30: error: 'arith.addi' has 2 result(s) but 1 result type(s)");
 }
 
+// `%a, %b = tt.split %x : T -> R` prints one type for both halves (tl.split); it was refused as
+// "'tt.split' has 2 result(s) but 1 result type(s)".
+TEST(TtgirErrors, SplitHalvesShareTheOnePrintedType) {
+  std::string text = kHead +
+                     "    %t = tt.splat %x : i32 -> tensor<128x2xi32, #blocked2>\n"
+                     "    %lo, %hi = tt.split %t : tensor<128x2xi32, #blocked2> -> "
+                     "tensor<128xi32, #blocked>\n" +
+                     kTail;
+  text =
+      "#blocked2 = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [32, 1], "
+      "warpsPerCTA = [4, 1], order = [1, 0]}>\n" +
+      text;
+  Module m = parse_module(text, "t.ttgir");
+  const Function& f = m.functions.at(0);
+  const Op& split = f.op(1);
+  ASSERT_EQ(split.name, "tt.split");
+  ASSERT_EQ(split.results.size(), 2u);
+  for (ValueId r : split.results) EXPECT_EQ(f.value(r).type.str(), "tensor<128xi32, #blocked>");
+}
+
 TEST(TtgirErrors, UnsupportedOpNamesSourceLine) {
   std::string text = kHead + "    %0 = arith.floordivsi %x, %x : i32 loc(\"k.py\":3:9)\n" + kTail;
   EXPECT_EQ(error_of(text),

@@ -39,8 +39,10 @@ struct TritonPlans {
 // What Triton 3.6's JIT assumes of each argument of a call (pure): for a parameter of `types`
 // (DUMP's signature), "1" for an integer equal to 1 (compiled as a constexpr), "D" for an integer,
 // or a pointer's address, that is a multiple of 16 (tt.divisibility 16), "" otherwise and for
-// floats (BaseBackend.get_int_specialization / get_tensor_specialization and the constexpr 1 of
-// native_specialize_impl). Throws sched2cu::Error when the counts differ.
+// floats and tensor descriptors (BaseBackend.get_int_specialization / get_tensor_specialization
+// and the constexpr 1 of native_specialize_impl). `args` are the launch-ABI arguments, a tensor
+// descriptor's base, extents and strides included (bench::abi_positions). Throws
+// sched2cu::Error when the counts differ.
 std::vector<std::string> jit_hints(const std::vector<std::string>& types, const sched2cu_arg* args,
                                    int nargs);
 

@@ -85,7 +85,7 @@ void lower_split(Lower& L, const ttgir::Op& o, Lowered& out) {
     v.zero_iter = -1;
     out.decls.push_back(decl(L.ctype(v, o.id), res, {}, false, c.note(o.id)));
     out.body.push_back(code(
-        "acc_cols<" + S(h * v.cols) + ">(" + R(res) + ", " + R(src) + ");",
+        "acc_cols<" + S(static_cast<long long>(h) * v.cols) + ">(" + R(res) + ", " + R(src) + ");",
         c.note(o.id) + (h == 0 ? ": columns of the first half" : ": columns of the second half")));
     L.set(res, v);
   }

@@ -377,6 +377,25 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
       }
       const std::string bound =
           tma_bound ? "bound by the TMA engine (memory)" : "memory-bound (plain global loads)";
+      if (producer && chosen > 1) {
+        // With a producer the estimate above leaves out the plain loads the consumers keep in
+        // flight (counting them moved kernels that do not spill to fewer CTAs, unmeasured on a
+        // GPU; docs/scheduler.md, "CTAs per SM"). Counted over the consumers' threads, a total
+        // beyond the allotment is said, so that a spill is not a surprise.
+        const int cthreads = 128 * nc;
+        int full = est;
+        for (size_t k = 0; k < built.size(); ++k)
+          full = std::max<int>(
+              full, static_cast<int>((built[k].facts.peak_regs + cthreads - 1) / cthreads +
+                                     pipelined_load_regs(f, built[k], ks.plans[k], cthreads) +
+                                     pin.overhead_regs));
+        if (full > chosen_share)
+          ks.warnings.push_back("consumer registers with the plain loads in flight counted: " +
+                                std::to_string(full) + " per thread against the " +
+                                std::to_string(chosen_share) + " of " + std::to_string(chosen) +
+                                " CTAs per SM (spills possible: `sched2cu build` reports "
+                                "ptxas's count)");
+      }
       if (chosen > 1) {
         g.launch.ctas_per_sm = chosen;
         cons.regs = static_cast<int>(chosen_share);

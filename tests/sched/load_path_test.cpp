@@ -190,3 +190,23 @@ TEST(LoadPath, PlainLoadFixtureReproduces) {
   fs::remove(tmp);
   fs::current_path(old);
 }
+
+// With a producer warpgroup the CTA choice's register estimate leaves out the plain loads the
+// consumers keep in flight (docs/scheduler.md, "CTAs per SM"). Triton's softmax tutorial then
+// got 4 CTAs per SM and spilled 36 B with no word from schedule; now the count with those loads,
+// over the consumers' threads, is a warning when it exceeds the allotment.
+TEST(LoadPath, ProducerKernelsWarnWhenTheirLoadsInFlightExceedTheAllotment) {
+  const auto tut =
+      schedule(example("tests/sched/softmax_tutorial_input.ttgir"), sched::LoadMode::Auto);
+  ASSERT_EQ(tut.graph.launch.roles.size(), 2u);
+  EXPECT_EQ(tut.graph.launch.ctas_per_sm, 4);
+  bool warned = false;
+  for (const auto& w : tut.warnings)
+    warned |= w.find("60 per thread against the 48 of 4 CTAs per SM (spills possible") !=
+              std::string::npos;
+  EXPECT_TRUE(warned);
+  // A kernel whose loads in flight fit says nothing.
+  const auto ok = schedule(example("tests/harness/gpu_cases/row_softmax/pre_modulo.ttgir"),
+                           sched::LoadMode::Auto);
+  for (const auto& w : ok.warnings) EXPECT_EQ(w.find("spills possible"), std::string::npos) << w;
+}

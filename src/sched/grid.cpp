@@ -436,7 +436,10 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
                   "no persistent loop uses it, and not every store is masked by `pid * BLOCK + "
                   "tl.arange(0, BLOCK) < bound`; pass the grid explicitly, e.g. --grid "
                   "'cdiv(M, 128),Z * H,1' (this kernel's integer parameters: " +
-                  (ints.empty() ? std::string("none") : ints) + ")");
+                  (ints.empty() ? std::string("none") : ints) +
+                  "; the launcher evaluates it from the kernel's arguments, so a kernel launched "
+                  "over a count it does not take, such as `grid = (M,)` of a row kernel, needs "
+                  "that count as a parameter)");
     }
     notes.push_back("grid " + ax + ": " + sgraph::to_text(*found) +
                     " (from the descriptor coordinates it indexes)");

@@ -50,7 +50,8 @@ static inline long long sched2cu_host_min(long long a, long long b) { return a <
 // CTA). With split_sum's remote loads (H100, 2026-12-07), 2-way splits ran case7's (4096, 1024,
 // 1024) (32 iterations a CTA) at 315 TFLOPS against 251 unsplit, its (16384, 1024, 1024) (128)
 // at 477 against 378 with the first sum, and case5's 1024x1024x16384 (128) at 371 against the
-// hand-written 223. Shares under 32 iterations are not measured with the new sum.
+// hand-written 223. Under 32 (H100, 2026-12-07, case1 by sched2cu_gemm_bench, the rule at 8):
+// 8 iterations a CTA ran 0.85x unsplit at 1024^3, 16 ran 1.04x at 1024x1024x2048 (noise-level).
 static const long long kSplitMinShare = 32;
 static inline unsigned sched2cu_host_split(long long programs, long long num_sms,
                                            unsigned max_split, long long trip,

@@ -12,8 +12,6 @@
 namespace sched2cu::emit {
 
 // tt.trans of a register tile: a view. Only an exchange reads it (whole_operand refuses it).
-bool lower_halves_trans(Lower& L, const ttgir::Op& o, Lowered& out);  // acc_split.cpp
-
 void lower_trans(Lower& L, const ttgir::Op& o, Lowered& out) {
   if (lower_halves_trans(L, o, out)) return;
   Val v = L.val(o.operands.at(0), o.id);

@@ -32,12 +32,6 @@ std::string param_ctype(const Ctx& c, const sgraph::Param& p) {
   throw Error("emit: kernel parameter " + p.name + " has unsupported type " + p.type);
 }
 
-// The op a descriptor's errors point at: its tt.make_tensor_descriptor, or an argument's first
-// use (plan_descriptors plans only used arguments).
-int desc_op(const Ctx& c, const Desc& d) {
-  return d.op >= 0 ? d.op : c.f.value(d.value).users.at(0);
-}
-
 std::string desc_note(const Ctx& c, const Desc& d) {
   return d.op >= 0 ? c.note(d.op) : "tensor descriptor argument " + c.ident(d.value);
 }
@@ -102,7 +96,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
       if (!stored || d.box.empty()) continue;
       std::string any_zero;
       for (size_t k = 0; k < d.block.size(); ++k)
-        any_zero += (k ? " || " : "") + host_expr(c, d.shape[k], desc_op(c, d)) + " == 0";
+        any_zero += (k ? " || " : "") + host_expr(c, d.shape[k], d.where) + " == 0";
       all_empty += (all_empty.empty() ? "(" : " && (") + any_zero + ")";
     }
     if (pointer_stores || all_empty.empty()) all_empty = "false";
@@ -111,7 +105,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
            ";  // a launch is skipped only when every output is empty\n";
   }
   for (auto& [key, d] : c.descs) {
-    const int op = desc_op(c, d);
+    const int op = d.where;
     if (d.box.empty()) {
       o += "  // " + desc_note(c, d) + ": not used by the kernel\n";
       continue;

@@ -22,6 +22,7 @@ namespace sched2cu::emit {
 // arguments Triton expands it into).
 struct Desc {
   int op = -1;     // the tt.make_tensor_descriptor, or -1 for an argument
+  int where = -1;  // the op its errors point at: `op`, or an argument's first use
   int value = -1;  // the descriptor SSA value (the op's result or the argument)
   int base = -1;   // value ids: the base pointer, the extents and the strides (dim 0 outermost)
   std::vector<int> shape, strides;
@@ -336,6 +337,8 @@ bool overlay_private(const Ctx& c, const sgraph::Role& r, int slice, const Spans
 // written to the ring slot, fenced and committed; the result is the slot.
 void lower_exchange(Lower& L, const ttgir::Op& o, const sgraph::Buffer& b, Lowered& out);
 void lower_trans(Lower& L, const ttgir::Op& o, Lowered& out);  // tt.trans: a view
+// tt.trans of an accumulator reshaped for its column halves (acc_split.cpp); false for any other.
+bool lower_halves_trans(Lower& L, const ttgir::Op& o, Lowered& out);
 
 // --- lower_mem.cpp
 // --------------------------------------------------------------------------------

@@ -184,6 +184,7 @@ void plan_descriptors(Ctx& c) {
     if (op < 0) op = c.f.value(value).users.front();
     Desc d;
     d.op = key >= 0 ? op : -1;
+    d.where = op;
     d.value = value;
     d.base = base;
     d.shape = std::move(shape);

@@ -149,13 +149,14 @@ std::vector<std::string> jit_hints(const std::vector<std::string>& types, const 
 
 std::array<long long, 3> triton_grid(const TritonPlan& plan, const sched2cu_arg* args, int nargs,
                                      int sm_count) {
+  const std::vector<int> at = bench::abi_positions(plan.kernel.param_types);
   auto param = [&](const std::string& name) -> long long {
     for (size_t i = 0; i < plan.param_names.size(); ++i) {
       if (plan.param_names[i] != name) continue;
       if (!integer_type(plan.kernel.param_types[i]))
         throw Error("the launch grid names " + name + ", a parameter of type " +
                     plan.kernel.param_types[i] + ", not an integer");
-      const int abi = bench::abi_positions(plan.kernel.param_types).at(i);
+      const int abi = at.at(i);
       if (abi >= nargs)
         throw Error("the launch grid names " + name + ", argument " + std::to_string(abi) +
                     ", but the spec passed " + std::to_string(nargs));

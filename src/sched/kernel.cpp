@@ -344,13 +344,18 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
       const int nc = static_cast<int>(cons.warpgroups.size());
       const int threads = 128 * g.launch.warpgroups;
       int est = ks.partition.roles.at(static_cast<size_t>(ci)).est_regs;
-      if (!producer) {
-        // Every loop's live tensors plus the copies of its plain loads that run ahead.
+      // Every loop's live tensors plus the copies of its plain loads that run ahead, over `n`
+      // threads, at least `est`.
+      auto with_loads = [&](int n) {
+        int r = est;
         for (size_t k = 0; k < built.size(); ++k)
-          est = std::max<int>(
-              est, static_cast<int>((built[k].facts.peak_regs + threads - 1) / threads +
-                                    pipelined_load_regs(f, built[k], ks.plans[k], threads) +
-                                    pin.overhead_regs));
+          r = std::max<int>(r, static_cast<int>((built[k].facts.peak_regs + n - 1) / n +
+                                                pipelined_load_regs(f, built[k], ks.plans[k], n) +
+                                                pin.overhead_regs));
+        return r;
+      };
+      if (!producer) {
+        est = with_loads(threads);
         ks.partition.roles.at(static_cast<size_t>(ci)).est_regs = est;
       }
       int chosen = 1;
@@ -382,13 +387,7 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
         // flight (counting them moved kernels that do not spill to fewer CTAs, unmeasured on a
         // GPU; docs/scheduler.md, "CTAs per SM"). Counted over the consumers' threads, a total
         // beyond the allotment is said, so that a spill is not a surprise.
-        const int cthreads = 128 * nc;
-        int full = est;
-        for (size_t k = 0; k < built.size(); ++k)
-          full = std::max<int>(
-              full, static_cast<int>((built[k].facts.peak_regs + cthreads - 1) / cthreads +
-                                     pipelined_load_regs(f, built[k], ks.plans[k], cthreads) +
-                                     pin.overhead_regs));
+        const int full = with_loads(128 * nc);
         if (full > chosen_share)
           ks.warnings.push_back("consumer registers with the plain loads in flight counted: " +
                                 std::to_string(full) + " per thread against the " +
@@ -578,28 +577,6 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
   for (size_t k = 0; k < loops.size(); ++k)
     validate_schedule(built[k].g, ks.plans[k].sched, "loop " + std::to_string(k));
   return ks;
-}
-
-}  // namespace sched2cu::sched
-
-#include "sched2cu/sgraph/json_io.h"
-#include "sched2cu/sgraph/validate.h"
-#include "sched2cu/ttgir/parser.h"
-
-namespace sched2cu::sched {
-
-std::string schedule_file(const std::string& in, const std::string& out, const KernelOptions& o,
-                          std::vector<std::string>* warnings) {
-  ttgir::Module m = ttgir::parse_file(in);
-  ttgir::check_supported(m);
-  auto path = o.sched.target_path.empty() ? ddg::TargetModel::default_path("sm_90a")
-                                          : std::filesystem::path(o.sched.target_path);
-  ddg::TargetModel t = ddg::TargetModel::load(path);
-  KernelSchedule ks = schedule_kernel(m, in, t, o);
-  sgraph::validate(ks.graph, out);
-  sgraph::write_schedule_graph(ks.graph, out);
-  if (warnings != nullptr) *warnings = ks.warnings;
-  return render_report(ks);
 }
 
 }  // namespace sched2cu::sched

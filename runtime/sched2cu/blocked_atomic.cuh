@@ -1,9 +1,10 @@
 // Atomic read-modify-writes of blocked tiles through tiles of pointers (Triton's tt.atomic_rmw:
-// tl.atomic_add, _max, _min, _and, _or, _xor, _xchg) with Triton's memory order and scope, as one
-// PTX `atom` per element (`red` where the result is unused and the order allows it). A layout
-// that replicates a small tensor over threads holds each element in several slots: only the slot
-// of its canonical copy updates memory, so an element is changed exactly once. Only layout
-// arithmetic and the atomics themselves live here, never kernel policy.
+// tl.atomic_add, _max, _min, _and, _or, _xor, _xchg) with Triton's memory order and scope: one
+// PTX atomic per element (`red` where the result is unused), the op's order carried by one fence
+// before and one after the thread's part of the tile (batomic says why that keeps Triton's
+// semantics). A layout that replicates a small tensor over threads holds each element in several
+// slots: only the slot of its canonical copy updates memory, so an element is changed exactly
+// once. Only layout arithmetic and the atomics themselves live here, never kernel policy.
 #pragma once
 
 #include <cstdint>
@@ -124,6 +125,18 @@ SCHED2CU_DEVICE void atom_add_v4(float* p, const float (&v)[4], float (&r)[4]) {
 #undef SCHED2CU_ATOM_ALL
 #undef SCHED2CU_ATOM_ONE
 
+// `fence.acq_rel` at Scope: with a strong (relaxed or stronger) write after it, a release
+// pattern; after a strong read, an acquire pattern (PTX memory consistency model).
+template <AtomScope Scope>
+SCHED2CU_DEVICE void fence_acq_rel() {
+  if constexpr (Scope == AtomScope::cta)
+    asm volatile("fence.acq_rel.cta;" ::: "memory");
+  else if constexpr (Scope == AtomScope::gpu)
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  else
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+
 // Whether row slot r, column slot c of L holds the canonical copy of its element (its
 // coordinates did not wrap around a tensor smaller than the CTA tile).
 template <class L>
@@ -141,12 +154,24 @@ SCHED2CU_DEVICE bool bowner(int r, int c) {
 // emitter proved runs of 4 slots consecutive, within S1): an f32 add of a run that is unmasked,
 // owned and 16-byte aligned at run time is one vector atomic; anything else goes element by
 // element.
+//
+// Memory order: the elements are relaxed atomics at Scope, with `fence.acq_rel` before them when
+// Sem releases and after them when it acquires. Every access the thread made before the op is
+// then ordered before each of its element updates, and each update before every access after
+// the op, as with Sem on every element; what is not ordered is the updates of one op among
+// themselves. Triton orders those for no program either: the elements of a tensor op are spread
+// over threads by a layout the compiler picks, and different threads' updates are unordered
+// whatever their order. Measured: per-element acq_rel `atom`s, whose fences wait for the
+// thread's memory traffic at every element, held the GPU case col_atomic to 0.28x Triton
+// (docs/runtime.md, § 6b).
 template <int Vec, AtomOp Op, AtomSem Sem, AtomScope Scope, class Old, class T, class L, class X,
           class M>
 SCHED2CU_DEVICE void batomic(Old old, const BTile<T*, L>& p, const X& x, const M& mask) {
   static_assert(Vec == 1 || (Vec == 4 && L::kS1 % 4 == 0), "a run lies within S1 slots");
   constexpr bool kKeep = !std::is_same_v<Old, std::nullptr_t>;
   constexpr bool kVector = Vec == 4 && Op == AtomOp::fadd && std::is_same_v<T, float>;
+  constexpr AtomSem kEach = AtomSem::relaxed;
+  if constexpr (Sem == AtomSem::release || Sem == AtomSem::acq_rel) fence_acq_rel<Scope>();
 #pragma unroll
   for (int r = 0; r < L::kRows; ++r)
 #pragma unroll
@@ -161,7 +186,7 @@ SCHED2CU_DEVICE void batomic(Old old, const BTile<T*, L>& p, const X& x, const M
           float v[4], o[4];
 #pragma unroll
           for (int k = 0; k < 4; ++k) v[k] = static_cast<float>(x.at(r, c0 + k));
-          atom_add_v4<Sem, Scope, kKeep>(p.v[e], v, o);
+          atom_add_v4<kEach, Scope, kKeep>(p.v[e], v, o);
           if constexpr (kKeep)
 #pragma unroll
             for (int k = 0; k < 4; ++k) old->v[e + k] = o[k];
@@ -172,10 +197,11 @@ SCHED2CU_DEVICE void batomic(Old old, const BTile<T*, L>& p, const X& x, const M
       for (int k = 0; k < (kVector ? 4 : 1); ++k) {
         T o = static_cast<T>(0);
         if (static_cast<bool>(mask.at(r, c0 + k)) && bowner<L>(r, c0 + k))
-          o = atom_global<Op, Sem, Scope, kKeep>(p.v[e + k], static_cast<T>(x.at(r, c0 + k)));
+          o = atom_global<Op, kEach, Scope, kKeep>(p.v[e + k], static_cast<T>(x.at(r, c0 + k)));
         if constexpr (kKeep) old->v[e + k] = o;
       }
     }
+  if constexpr (Sem == AtomSem::acquire || Sem == AtomSem::acq_rel) fence_acq_rel<Scope>();
 }
 
 }  // namespace sched2cu::rt

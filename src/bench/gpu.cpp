@@ -161,8 +161,18 @@ std::optional<std::vector<GpuProcess>> gpu_processes(const std::string& pci_bus_
   return out;
 }
 
-void require_idle_gpu(const std::string& pci_bus_id, const std::vector<long long>& ignore) {
+void require_idle_gpu(const std::string& pci_bus_id, const std::vector<long long>& ignore,
+                      double grace_s) {
   auto procs = gpu_processes(pci_bus_id, ignore);
+  // A measuring child stopped a moment ago (its parent killed by `timeout`, say) stays listed
+  // until its context is gone: ask again before calling the GPU busy.
+  const auto start = std::chrono::steady_clock::now();
+  while (procs && !procs->empty() &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+             grace_s) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    procs = gpu_processes(pci_bus_id, ignore);
+  }
   if (!procs) {
     std::fprintf(stderr,
                  "sched2cu: warning: cannot list GPU processes (no NVML, no nvidia-smi); "
@@ -188,7 +198,7 @@ std::string gpu_lock_key(const std::string& pci_bus_id) {
   return k;
 }
 
-GpuLock::GpuLock(const std::string& key, double timeout_s) {
+GpuLock::GpuLock(const std::string& key, double timeout_s, std::function<bool()> stop) {
   const char* dir = std::getenv("SCHED2CU_LOCK_DIR");
   path_ = std::string(dir && *dir ? dir : "/tmp") + "/sched2cu-gpu-" + key + ".lock";
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
@@ -212,6 +222,10 @@ GpuLock::GpuLock(const std::string& key, double timeout_s) {
     if (timeout_s >= 0 && waited > timeout_s) {
       ::close(fd_);
       throw Error("gave up waiting for the GPU lock " + path_);
+    }
+    if (stop && stop()) {
+      ::close(fd_);
+      throw Error("interrupted while waiting for the GPU lock " + path_);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }

@@ -1,6 +1,7 @@
 // tt.atomic_rmw of blocked tiles (docs/emitter.md, "Blocked layouts"): Triton's kind, memory
-// order and scope mapped onto the runtime's batomic (blocked_atomic.cuh), never weakened; what it
-// cannot keep exactly (a scalar atomic, a float max, old values over replicas) is an error.
+// order and scope mapped onto the runtime's batomic (blocked_atomic.cuh, which carries the order
+// as fences around the tile), never weakened; what it cannot keep exactly (a scalar atomic, a
+// float max, old values over replicas) is an error.
 #include <map>
 
 #include "lower.h"

@@ -7,6 +7,7 @@
 #include "sched2cu/common/file_util.h"
 #include "sched2cu/harness/html_report.h"
 #include "sched2cu/harness/runner.h"
+#include "sched2cu/harness/subprocess.h"
 #include "sched2cu/harness/table.h"
 
 namespace sched2cu::harness {
@@ -58,7 +59,12 @@ std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure)
     CaseFiles c = inspect_case(opt.examples, name);
     CaseRow r;
     r.name = name;
-    if (!c.exists) {
+    if (interrupt_requested()) {
+      // Stopped by a signal: the cases checked so far still reach the table and the JSON.
+      const std::string cell = "(not run: interrupted by " + interrupt_text() + ")";
+      r.cells = {name, cell, cell};
+      r.failed = true;
+    } else if (!c.exists) {
       r.cells = {name, "(no such case dir)", "(no such case dir)"};
       r.failed = true;
     } else if (!c.spec) {
@@ -91,7 +97,11 @@ std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure)
     auto fill = [&](const std::string& cell) {
       r.cells = {name, "-", cell, cell, cell, cell, "-", "-", "-", "-", "-", "-", "-"};
     };
-    if (!c.exists) {
+    if (interrupt_requested()) {
+      // Stopped by a signal: the cases measured so far still reach the table and the JSON.
+      fill("(not run: interrupted by " + interrupt_text() + ")");
+      r.failed = true;
+    } else if (!c.exists) {
       fill("(no such case dir)");
     } else if (!c.spec) {
       fill("(no bench_spec)");
@@ -142,7 +152,17 @@ json bench_json(const std::vector<CaseRow>& rows, const json& device) {
   return rows_json("bench", rows, bench_header(rows), device);
 }
 
+int interrupted_exit(const char* command) {
+  if (!interrupt_requested()) return 0;
+  std::fprintf(stderr,
+               "%s: interrupted by %s: the table above%s holds what was measured before it; "
+               "the cases after it were not run\n",
+               command, interrupt_text().c_str(), " (and --json, --html where given)");
+  return 128 + interrupt_signal();
+}
+
 int run_check(const RunOptions& opt) {
+  install_interrupt_handlers();
   GpuMeasurer gpu(opt);
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
   auto rows = check_rows(opt, std::ref(gpu));
@@ -154,6 +174,7 @@ int run_check(const RunOptions& opt) {
   std::fflush(stdout);
   if (!opt.json_path.empty())
     write_json(opt.json_path, rows_json("check", rows, header, gpu.device()));
+  if (const int rc = interrupted_exit("check")) return rc;
   return failed ? 1 : 0;
 }
 
@@ -180,6 +201,7 @@ std::string render_bench(const std::vector<CaseRow>& rows, TableFormat format) {
 }
 
 int run_bench(const RunOptions& opt) {
+  install_interrupt_handlers();
   GpuMeasurer gpu(opt);
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
   auto rows = bench_rows(opt, std::ref(gpu));
@@ -188,6 +210,7 @@ int run_bench(const RunOptions& opt) {
   std::fflush(stdout);
   if (!opt.json_path.empty()) write_json(opt.json_path, bench_json(rows, gpu.device()));
   if (!opt.html_path.empty()) write_file_atomic(opt.html_path, bench_html(rows, gpu.device()));
+  if (const int rc = interrupted_exit("bench")) return rc;
   // A name that is no case is a typo (unlike compare, there is no other revision it could be
   // in): the table says so in its row, and the exit status does too.
   std::string missing;

@@ -13,6 +13,7 @@
 #include "sched2cu/harness/git.h"
 #include "sched2cu/harness/html_report.h"
 #include "sched2cu/harness/runner.h"
+#include "sched2cu/harness/subprocess.h"
 #include "sched2cu/harness/table.h"
 
 namespace sched2cu::harness {
@@ -64,7 +65,10 @@ std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& mea
       row.status = status;
       row.left = row.right = cell;
     };
-    if (!c.exists) {
+    if (interrupt_requested()) {
+      // Stopped by a signal: the cases measured so far still reach the table and the JSON.
+      both("not_run", "(not run: interrupted by " + interrupt_text() + ")");
+    } else if (!c.exists) {
       both("no_dir", "(no such case dir)");
     } else if (!c.spec) {
       both("no_spec", "(no bench_spec)");
@@ -185,6 +189,7 @@ int run_compare(const RunOptions& opt) {
     std::fprintf(stderr, "error: --rev '%s' is not a commit in this repo\n", opt.rev.c_str());
     return 2;
   }
+  install_interrupt_handlers();
   GpuMeasurer gpu(opt);
   // Before the other revision's worktree and its nvcc builds.
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
@@ -197,7 +202,7 @@ int run_compare(const RunOptions& opt) {
   if (!opt.json_path.empty()) write_json(opt.json_path, compare_json(rows, opt, gpu.device()));
   if (!opt.html_path.empty())
     write_file_atomic(opt.html_path, compare_html(rows, opt.rev, gpu.device(), opt.triton));
-  return 0;
+  return interrupted_exit("compare");
 }
 
 }  // namespace sched2cu::harness

@@ -55,7 +55,7 @@ void write_json(const std::string& path, const json& j) {
 
 struct GpuMeasurer::Lock {
   bench::GpuLock lock;
-  explicit Lock(const std::string& key) : lock(key) {}
+  explicit Lock(const std::string& key) : lock(key, -1, [] { return interrupt_requested(); }) {}
 };
 
 GpuMeasurer::GpuMeasurer(const RunOptions& opt) : opt_(opt) {}
@@ -103,6 +103,7 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
     m.error = one_line(msg);
     return m;
   };
+  if (interrupt_requested()) return fail("not run: interrupted by " + interrupt_text());
   auto build = [&](const fs::path& src, bool is_spec, const std::string& name) {
     std::fprintf(stderr, "  %s: building %s\n", label.c_str(), name.c_str());
     BuildResult r = build_module(opt_.build, src, is_spec, name);
@@ -145,13 +146,15 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
   TritonPrep tp;
   if (triton) {
     TritonConfig tc{opt_.python, opt_.root, opt_.build.cache_dir,
-                    device_.value("shared_optin_bytes", kSm90MaxSharedBytes), opt_.timeout_s};
+                    device_.value("shared_optin_bytes", kSm90MaxSharedBytes), opt_.timeout_s, {}};
     tp = prepare_triton(tc, c, label, spec.so_path);
   }
   std::vector<std::string> with_triton = argv;
   if (!tp.plan_path.empty()) with_triton.insert(with_triton.end(), {"--triton", tp.plan_path});
   std::fprintf(stderr, "  %s: measuring (%s)\n", label.c_str(), mode.c_str());
   Measurement m = run_measure_child(with_triton, opt_.timeout_s);
+  if (interrupt_requested())  // its child was stopped: no second run, no vendor script
+    return fail("interrupted by " + interrupt_text() + " while measuring: " + m.error);
   if (!tp.plan_path.empty() && rerun_without_triton(m)) {
     // The failure came with Triton's kernel, or nothing says which kernel failed: once more
     // without it, so that Triton costs its own cell and no other.

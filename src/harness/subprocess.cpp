@@ -32,10 +32,18 @@ void install_interrupt_handlers() {
 
 bool interrupt_requested() { return g_interrupt != 0; }
 
+int interrupt_signal() { return g_interrupt; }
+
+std::string interrupt_text() {
+  const char* name = g_interrupt != 0 ? sigabbrev_np(g_interrupt) : nullptr;
+  return "SIG" + std::string(name ? name : "?");
+}
+
+void clear_interrupt() { g_interrupt = 0; }
+
 void throw_if_interrupted(const std::string& what) {
   if (g_interrupt == 0) return;
-  const char* name = sigabbrev_np(g_interrupt);
-  throw Error(what + ": interrupted by SIG" + std::string(name ? name : "?") +
+  throw Error(what + ": interrupted by " + interrupt_text() +
               ": the running child was stopped and its temporary files are removed");
 }
 

@@ -5,6 +5,7 @@
 // checked on real files and real git output. Also check and bench rows.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
@@ -453,4 +454,44 @@ TEST_F(Repo, RootInsideAnotherCheckoutIsItsOwnTree) {
   fs::create_directories(copy / "examples");
   EXPECT_EQ(default_run_options(copy.string(), "").root, fs::weakly_canonical(copy));
   EXPECT_EQ(default_run_options((root / "examples").string(), "").root, fs::weakly_canonical(root));
+}
+
+// A signal in the middle of a run (`timeout` killing `sched2cu bench`, Ctrl-C): the case being
+// measured keeps what its measurement returned, no later case is measured (each says why), and
+// the command's exit status is 128 + the signal, after the table and files are written. Before
+// this, check, bench and compare died on the spot: the measuring child stayed on the GPU and
+// every figure measured so far was lost.
+TEST_F(Repo, ASignalStopsTheRunAndKeepsWhatWasMeasured) {
+  install_interrupt_handlers();
+  auto raising = [this](const CaseFiles& c, const fs::path& g, const std::string& mode,
+                        const std::string&, bool triton) {
+    Measurement m = fake_measure(c, g, mode, triton, &log);
+    std::raise(SIGTERM);  // arrives while this case is measured
+    return m;
+  };
+  opt.cases_arg = "case_same,case_changed,case_new";
+  auto rows = bench_rows(opt, raising);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].cells[2], "90 TFLOPS");
+  EXPECT_FALSE(rows[0].failed);
+  EXPECT_EQ(rows[1].cells[2], "(not run: interrupted by SIGTERM)");
+  EXPECT_TRUE(rows[1].failed);
+  EXPECT_EQ(rows[2].cells[2], "(not run: interrupted by SIGTERM)");
+  EXPECT_EQ(log.size(), 1u);
+  EXPECT_EQ(interrupted_exit("bench"), 128 + SIGTERM);
+  clear_interrupt();
+
+  auto checked = check_rows(opt, raising);
+  EXPECT_EQ(checked[0].cells[1], "ok");
+  EXPECT_EQ(checked[1].cells[1], "(not run: interrupted by SIGTERM)");
+  EXPECT_TRUE(checked[2].failed);
+  clear_interrupt();
+
+  auto compared = compare_rows(opt, raising);
+  EXPECT_EQ(compared[0].status, "unchanged");
+  EXPECT_EQ(compared[1].status, "not_run");
+  EXPECT_EQ(compared[1].right, "(not run: interrupted by SIGTERM)");
+  EXPECT_EQ(log.size(), 3u);  // one measurement per command
+  clear_interrupt();
+  EXPECT_EQ(interrupted_exit("compare"), 0);
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,16 +43,21 @@ std::optional<std::vector<GpuProcess>> gpu_processes(const std::string& pci_bus_
                                                      const std::vector<long long>& ignore);
 
 // Throws sched2cu::Error listing the processes when another process uses the GPU; prints a
-// warning to stderr and returns when that cannot be determined.
-void require_idle_gpu(const std::string& pci_bus_id, const std::vector<long long>& ignore);
+// warning to stderr and returns when that cannot be determined. A process that has just exited
+// can stay listed while the driver tears its context down: the list is asked again for up to
+// `grace_s` seconds before the error.
+void require_idle_gpu(const std::string& pci_bus_id, const std::vector<long long>& ignore,
+                      double grace_s = 5.0);
 
 // Exclusive advisory lock on one GPU, held until destruction. The lock file lives in
 // $SCHED2CU_LOCK_DIR (default /tmp) and holds the owner's pid for the waiting message.
 class GpuLock {
  public:
   // Blocks until the lock is free, telling stderr once whom it waits for; gives up with
-  // sched2cu::Error after `timeout_s` seconds (< 0: wait forever).
-  explicit GpuLock(const std::string& key, double timeout_s = -1);
+  // sched2cu::Error after `timeout_s` seconds (< 0: wait forever), or as soon as `stop` (when
+  // given) returns true: a signal arrived while waiting.
+  explicit GpuLock(const std::string& key, double timeout_s = -1,
+                   std::function<bool()> stop = {});
   ~GpuLock();
   GpuLock(const GpuLock&) = delete;
   GpuLock& operator=(const GpuLock&) = delete;

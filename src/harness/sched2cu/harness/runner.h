@@ -105,6 +105,11 @@ nlohmann::json compare_json(const std::vector<CompareRow>& rows, const RunOption
                             const nlohmann::json& device);
 
 // Commands, returning the process exit code.
+// After a command's table and files are written: 0, or, when a signal (SIGINT, SIGTERM, SIGHUP)
+// stopped it, a line on stderr and 128 + the signal's number. Once a signal arrived the rows
+// say "(not run: interrupted by SIG...)" for every case left, and the measuring child of the
+// case in progress is stopped (subprocess.h), so nothing keeps running on the GPU.
+int interrupted_exit(const char* command);
 int run_compare(const RunOptions& opt);
 int run_check(const RunOptions& opt);
 int run_bench(const RunOptions& opt);

@@ -39,6 +39,11 @@ ProcResult run_process(const std::vector<std::string>& argv, const ProcOptions& 
 // with no child running, is checked by callers through interrupt_requested().
 void install_interrupt_handlers();
 bool interrupt_requested();
+// The signal that interrupted us (0: none), and "SIGTERM"-style text for it.
+int interrupt_signal();
+std::string interrupt_text();
+// Forgets an interrupt (tests that raise one on purpose).
+void clear_interrupt();
 // Throws sched2cu::Error("<what>: interrupted ...") when a signal arrived.
 void throw_if_interrupted(const std::string& what);
 

@@ -77,6 +77,11 @@ sched2cu::cli::Registrar reg("schedule", 10, [](CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--max-ring-depth", so.max_ring_depth, "cap of any ring's depth")
       ->capture_default_str();
+  sub->add_option("--max-stages", so.max_stages,
+                  "most pipeline stages of a loop whose trip count is a run-time value (0 = no "
+                  "cap; docs/scheduler.md, \"Stage cap\")")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
   sub->add_option("--max-ii", so.max_ii,
                   "largest II in cycles the scheduler works at (its tables grow with II)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))

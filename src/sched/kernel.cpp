@@ -211,10 +211,7 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
       ks.plans[k] = located(f, loops[k], source, "loop " + std::to_string(k), [&] {
         return plan_loop(built[k].g, o.sched, avail, t.budgets.mbarrier_bytes);
       });
-      pool += ks.plans[k].ring_bytes;
-      rings_so_far = *std::max_element(phase_rings.begin(), phase_rings.end());
       const auto& L = built[k].loop;
-      const auto& pl = ks.plans[k];
       auto lb = const_int(f, L.lb), ub = const_int(f, L.ub), st = const_int(f, L.step);
       int64_t trips = kUnknownTrips;
       if (lb && ub && st && *st > 0) {
@@ -222,6 +219,23 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
         if (__builtin_sub_overflow(*ub, *lb, &span)) span = INT64_MAX;
         trips = span <= 0 ? 0 : span / *st + (span % *st != 0);
       }
+      if (!(lb && ub && st) && o.sched.max_stages > 0) {
+        const int64_t before = ks.plans[k].sched.max_stage() + 1;
+        if (auto c = located(f, loops[k], source, "loop " + std::to_string(k), [&] {
+              return plan_loop_capped(built[k].g, ks.plans[k], o.sched.max_stages, o.sched, avail,
+                                      t.budgets.mbarrier_bytes);
+            })) {
+          ks.plans[k] = std::move(c->plan);
+          ks.notes.push_back("loop " + std::to_string(k) + ": " + std::to_string(before) +
+                             " stages capped at " + std::to_string(o.sched.max_stages) +
+                             " (--max-stages; a run-time trip count): latencies above " +
+                             std::to_string(c->bound) + " cycles modeled as " +
+                             std::to_string(c->bound) + ", the rest waited out in hardware");
+        }
+      }
+      pool += ks.plans[k].ring_bytes;
+      rings_so_far = *std::max_element(phase_rings.begin(), phase_rings.end());
+      const auto& pl = ks.plans[k];
       // Saturated just past the II limit: an outer loop over it is refused by that limit (with
       // its location) instead of overflowing (a constant trip count can be near 2^63).
       int64_t lat = 0, iters = 0;

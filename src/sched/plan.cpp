@@ -98,4 +98,37 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
   return p;
 }
 
+std::optional<CappedPlan> plan_loop_capped(ddg::Ddg& g, const LoopPlan& first, int max_stages,
+                                           const Options& o, int64_t smem_avail,
+                                           int64_t mbarrier_bytes) {
+  if (max_stages <= 0 || first.sched.max_stage() + 1 <= max_stages) return std::nullopt;
+  auto clamped = [&](int64_t bound) {
+    ddg::Ddg h = g;
+    for (auto& e : h.edges) e.latency = std::min(e.latency, bound);
+    for (auto& n : h.nodes) {  // ring lifetimes read the node latencies
+      n.latency = std::min(n.latency, bound);
+      n.latency_tail = std::min(n.latency_tail, bound);
+    }
+    return h;
+  };
+  // The largest bound that fits (stages grow with it): the least latency given up.
+  std::optional<CappedPlan> best;
+  ddg::Ddg best_g;
+  int64_t lo = 1, hi = int64_t{max_stages - 1} * std::max<int64_t>(1, first.sched.ii);
+  while (lo <= hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    ddg::Ddg h = clamped(mid);
+    LoopPlan q = plan_loop(h, o, smem_avail, mbarrier_bytes);
+    if (q.sched.max_stage() + 1 <= max_stages) {
+      best = CappedPlan{std::move(q), mid};
+      best_g = std::move(h);
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  if (best) g = std::move(best_g);
+  return best;
+}
+
 }  // namespace sched2cu::sched

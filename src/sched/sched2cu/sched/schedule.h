@@ -26,6 +26,10 @@ struct Options {
   // loop's latency): without a bound, eight nested loops asked for terabytes. 2^24 cycles is
   // about 10 ms per iteration; the corpus' largest II is about 33,000.
   int64_t max_ii = int64_t{1} << 24;
+  // --max-stages: the most pipeline stages a loop whose trip count is a run-time value may take
+  // (0 = no cap; docs/scheduler.md, "Stage cap"). The emitter runs such a loop pipelined only
+  // when its trip count reaches stages - 1, in reference order otherwise.
+  int max_stages = 0;
 };
 
 struct Schedule {

@@ -198,7 +198,7 @@ std::string gpu_lock_key(const std::string& pci_bus_id) {
   return k;
 }
 
-GpuLock::GpuLock(const std::string& key, double timeout_s, std::function<bool()> stop) {
+GpuLock::GpuLock(const std::string& key, double timeout_s, const std::function<bool()>& stop) {
   const char* dir = std::getenv("SCHED2CU_LOCK_DIR");
   path_ = std::string(dir && *dir ? dir : "/tmp") + "/sched2cu-gpu-" + key + ".lock";
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);

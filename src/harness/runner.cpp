@@ -145,8 +145,9 @@ Measurement GpuMeasurer::operator()(const CaseFiles& c, const fs::path& gen,
   }
   TritonPrep tp;
   if (triton) {
-    TritonConfig tc{opt_.python, opt_.root, opt_.build.cache_dir,
-                    device_.value("shared_optin_bytes", kSm90MaxSharedBytes), opt_.timeout_s, {}};
+    TritonConfig tc{opt_.python,          opt_.root,
+                    opt_.build.cache_dir, device_.value("shared_optin_bytes", kSm90MaxSharedBytes),
+                    opt_.timeout_s,       {}};
     tp = prepare_triton(tc, c, label, spec.so_path);
   }
   std::vector<std::string> with_triton = argv;

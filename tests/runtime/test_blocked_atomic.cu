@@ -21,7 +21,7 @@ using namespace sched2cu::rt;
 
 namespace {
 
-using L = BLay<1, 1024, 1, 8, 1, 32, 1, 4>;  // col_atomic's layout: 8 per thread, 1024 wide
+using L = BLay<1, 1024, 1, 8, 1, 32, 1, 4>;   // col_atomic's layout: 8 per thread, 1024 wide
 using LRep = BLay<1, 16, 1, 1, 1, 32, 1, 4>;  // 16 elements over 128 threads: replicated
 constexpr int kN = 1024, kRep = 16, kCtas = 64;
 
@@ -49,8 +49,7 @@ __global__ void totals_kernel(float* s, int* q, float* srep, int n_valid) {
     pr.v[e] = srep + BTile<float, LRep>::lin(e);
     one.v[e] = 1.0f;
   }
-  batomic<1, AtomOp::fadd, AtomSem::release, AtomScope::gpu>(nullptr, pr, btile(one),
-                                                             bsplat(true));
+  batomic<1, AtomOp::fadd, AtomSem::release, AtomScope::gpu>(nullptr, pr, btile(one), bsplat(true));
 }
 
 __global__ void old_values_kernel(int* counter, int* olds) {

@@ -4,8 +4,8 @@
 // kill anything on the GPU.
 #pragma once
 
-#include <optional>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,7 +57,7 @@ class GpuLock {
   // sched2cu::Error after `timeout_s` seconds (< 0: wait forever), or as soon as `stop` (when
   // given) returns true: a signal arrived while waiting.
   explicit GpuLock(const std::string& key, double timeout_s = -1,
-                   std::function<bool()> stop = {});
+                   const std::function<bool()>& stop = {});
   ~GpuLock();
   GpuLock(const GpuLock&) = delete;
   GpuLock& operator=(const GpuLock&) = delete;

@@ -398,11 +398,13 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
           tma_bound ? "bound by the TMA engine (memory)" : "memory-bound (plain global loads)";
       if (producer && chosen > 1) {
         // With a producer the estimate above leaves out the plain loads the consumers keep in
-        // flight (counting them moved kernels that do not spill to fewer CTAs, unmeasured on a
-        // GPU; docs/scheduler.md, "CTAs per SM"). Counted over the consumers' threads, a total
-        // beyond the allotment is said, so that a spill is not a surprise.
+        // flight (counting them moved kernels that do not spill to fewer CTAs, measured slower;
+        // docs/scheduler.md, "CTAs per SM"). Counted over the consumers' threads, a total more
+        // than 10% beyond the allotment is said, so that a spill is not a surprise; within it
+        // the count is not telling (rmsnorm's 105 and cumsum_rows' 112 against 104 compile
+        // with no spill, the softmax tutorial's 60 against 48 spills).
         const int full = with_loads(128 * nc);
-        if (full > chosen_share)
+        if (10 * full > 11 * chosen_share)
           ks.warnings.push_back("consumer registers with the plain loads in flight counted: " +
                                 std::to_string(full) + " per thread against the " +
                                 std::to_string(chosen_share) + " of " + std::to_string(chosen) +

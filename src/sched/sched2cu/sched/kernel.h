@@ -45,6 +45,9 @@ struct KernelSchedule {
   // What the user must hear about even without --report: the schedule is written, but its kernel
   // will not run as modelled (a consumer register estimate beyond its allotment: spills).
   std::vector<std::string> warnings;
+  // A producer kernel's consumer registers with the plain loads they keep in flight counted,
+  // where that is more than 10% over their allotment (the "spills possible" warning); 0 if not.
+  int loads_over_allotment = 0;
   // The kernel-wide shared-memory plan as schedule_kernel sized it (bytes): resident prologue
   // buffers, the ring pool (the largest phase's rings), function-scope store staging, and
   // whether the staging overlays the pool once the loops are done.

@@ -218,8 +218,9 @@ TEST(LoadPath, ProducerKernelsWarnWhenTheirLoadsInFlightExceedTheAllotment) {
   EXPECT_EQ(fit.graph.loops.at(0).stages, 7);
   EXPECT_EQ(fit.loads_over_allotment, 0);
   EXPECT_TRUE(fit.warnings.empty());
-  EXPECT_TRUE(has_note(fit, "stages capped at 7 (loops with run-time trip counts) so that the "
-                            "plain loads the consumers keep in flight fit their registers"));
+  EXPECT_TRUE(has_note(fit,
+                       "stages capped at 7 (loops with run-time trip counts) so that the "
+                       "plain loads the consumers keep in flight fit their registers"));
   EXPECT_NO_THROW(sgraph::validate(fit.graph, "x"));
   // A kernel whose loads in flight fit says nothing; nor do kernels within 10% of their
   // allotment (rmsnorm 105 and cumsum_rows 112 against 104), which ptxas compiles with no spill.

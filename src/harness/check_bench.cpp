@@ -50,7 +50,8 @@ Table to_table(const std::vector<std::string>& header, const std::vector<CaseRow
 
 }  // namespace
 
-std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure) {
+std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure,
+                                const RowSink& after_each) {
   std::vector<CaseRow> rows;
   auto names = select_cases(opt.examples, opt.cases_arg);
   size_t k = 0;
@@ -81,11 +82,13 @@ std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure)
       r.failed = any_fail(*r.m, c.generated, c.handwritten);
     }
     rows.push_back(std::move(r));
+    if (after_each) after_each(rows);
   }
   return rows;
 }
 
-std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure) {
+std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure,
+                                const RowSink& after_each) {
   std::vector<CaseRow> rows;
   auto names = select_cases(opt.examples, opt.cases_arg);
   size_t k = 0;
@@ -130,6 +133,7 @@ std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure)
       r.failed = any_fail(m, c.generated, c.handwritten);
     }
     rows.push_back(std::move(r));
+    if (after_each) after_each(rows);
   }
   return rows;
 }
@@ -152,6 +156,15 @@ json bench_json(const std::vector<CaseRow>& rows, const json& device) {
   return rows_json("bench", rows, bench_header(rows), device);
 }
 
+namespace {
+
+json partial(json j) {
+  j["partial"] = true;  // the run is still going: the cases so far
+  return j;
+}
+
+}  // namespace
+
 int interrupted_exit(const char* command) {
   if (!interrupt_requested()) return 0;
   std::fprintf(stderr,
@@ -165,8 +178,11 @@ int run_check(const RunOptions& opt) {
   install_interrupt_handlers();
   GpuMeasurer gpu(opt);
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
-  auto rows = check_rows(opt, std::ref(gpu));
   std::vector<std::string> header = {"case", "generated", "handwritten"};
+  auto rows = check_rows(opt, std::ref(gpu), [&](const std::vector<CaseRow>& so_far) {
+    if (!opt.json_path.empty())
+      write_json(opt.json_path, partial(rows_json("check", so_far, header, gpu.device())));
+  });
   std::fputs(render_table(to_table(header, rows), false).c_str(), stdout);
   int failed = 0;
   for (auto& r : rows) failed += r.failed;
@@ -204,7 +220,10 @@ int run_bench(const RunOptions& opt) {
   install_interrupt_handlers();
   GpuMeasurer gpu(opt);
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
-  auto rows = bench_rows(opt, std::ref(gpu));
+  auto rows = bench_rows(opt, std::ref(gpu), [&](const std::vector<CaseRow>& so_far) {
+    if (!opt.json_path.empty())
+      write_json(opt.json_path, partial(bench_json(so_far, gpu.device())));
+  });
   std::fputs(render_bench(rows, opt.markdown ? TableFormat::Markdown : TableFormat::Box).c_str(),
              stdout);
   std::fflush(stdout);

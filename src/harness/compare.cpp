@@ -46,7 +46,9 @@ void set_triton_cells(CompareRow& row, const Measurement& m) {
 
 }  // namespace
 
-std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& measure) {
+std::vector<CompareRow> compare_rows(
+    const RunOptions& opt, const MeasureFn& measure,
+    const std::function<void(const std::vector<CompareRow>&)>& after_each) {
   if (!git_is_commit(opt.root, opt.rev)) {
     throw Error("error: --rev '" + opt.rev + "' is not a commit in this repo");
   }
@@ -117,6 +119,7 @@ std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& mea
       }
     }
     rows.push_back(std::move(row));
+    if (after_each) after_each(rows);
   }
   return rows;
 }
@@ -193,7 +196,12 @@ int run_compare(const RunOptions& opt) {
   GpuMeasurer gpu(opt);
   // Before the other revision's worktree and its nvcc builds.
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
-  auto rows = compare_rows(opt, std::ref(gpu));
+  auto rows = compare_rows(opt, std::ref(gpu), [&](const std::vector<CompareRow>& so_far) {
+    if (opt.json_path.empty()) return;
+    json j = compare_json(so_far, opt, gpu.device());
+    j["partial"] = true;  // the run is still going: the cases so far
+    write_json(opt.json_path, j);
+  });
   std::fputs(render_compare(rows, opt.rev, stdout_wants_bold(),
                             opt.markdown ? TableFormat::Markdown : TableFormat::Box, opt.triton)
                  .c_str(),

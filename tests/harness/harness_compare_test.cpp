@@ -495,3 +495,30 @@ TEST_F(Repo, ASignalStopsTheRunAndKeepsWhatWasMeasured) {
   clear_interrupt();
   EXPECT_EQ(interrupted_exit("compare"), 0);
 }
+
+// check, bench and compare hand their rows so far to a sink after each case (run_* rewrite
+// --json from it, marked "partial"), so that even a run killed by SIGKILL, which no handler
+// sees, leaves every finished case's figures on disk.
+TEST_F(Repo, RowsReachTheSinkAfterEachCase) {
+  opt.cases_arg = "case_same,case_changed,case_new";
+  std::vector<size_t> seen;
+  std::vector<std::string> last_names;
+  auto rows = bench_rows(opt, measure, [&](const std::vector<CaseRow>& so_far) {
+    seen.push_back(so_far.size());
+    last_names.clear();
+    for (const auto& r : so_far) last_names.push_back(r.name);
+    // Each case is measured before the sink sees it, never after.
+    EXPECT_EQ(log.size(), so_far.size());
+  });
+  EXPECT_EQ(seen, (std::vector<size_t>{1, 2, 3}));
+  EXPECT_EQ(last_names, (std::vector<std::string>{"case_same", "case_changed", "case_new"}));
+  seen.clear();
+  log.clear();
+  check_rows(opt, measure,
+             [&](const std::vector<CaseRow>& so_far) { seen.push_back(so_far.size()); });
+  EXPECT_EQ(seen, (std::vector<size_t>{1, 2, 3}));
+  seen.clear();
+  compare_rows(opt, measure,
+               [&](const std::vector<CompareRow>& so_far) { seen.push_back(so_far.size()); });
+  EXPECT_EQ(seen, (std::vector<size_t>{1, 2, 3}));
+}

@@ -89,7 +89,9 @@ struct CompareRow {
 
 // The rows of `compare` (identity rule, not-on-rev, missing files), measuring through `measure`.
 // Throws sched2cu::Error when `rev` is not a commit (callers exit 2).
-std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& measure);
+std::vector<CompareRow> compare_rows(
+    const RunOptions& opt, const MeasureFn& measure,
+    const std::function<void(const std::vector<CompareRow>&)>& after_each = {});
 // compare's table (the cells of the rows, re-measured branch cells bold; `triton`: with the
 // columns triton and gen/triton) and the note printed under it.
 Table compare_table(const std::vector<CompareRow>& rows, const std::string& rev,
@@ -122,13 +124,18 @@ struct CaseRow {
   bool failed = false;
   std::optional<Measurement> m;
 };
-std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure);
+// Called with the rows so far after each case, so that a run's --json can be rewritten as it
+// goes (with "partial": true until the end): a run killed even by SIGKILL keeps what it measured.
+using RowSink = std::function<void(const std::vector<CaseRow>&)>;
+std::vector<CaseRow> check_rows(const RunOptions& opt, const MeasureFn& measure,
+                                const RowSink& after_each = {});
 // Bench rows carry 13 cells: case, shapes, generated, handwritten, triton, vendor, gen/hw,
 // gen/triton, gen/vendor, hw/vendor, copy, gen/copy, hw/copy. bench_header names the first 10,
 // and the 3 roofline-copy columns too when some row's measurement has a copy
 // (BenchSpec::roofline_copy_bytes): the table and the JSON cells show the header's columns
 // only.
-std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure);
+std::vector<CaseRow> bench_rows(const RunOptions& opt, const MeasureFn& measure,
+                                const RowSink& after_each = {});
 std::vector<std::string> bench_header(const std::vector<CaseRow>& rows);
 // What `bench` prints (the table of bench_header's columns) and writes with --json.
 Table bench_table(const std::vector<CaseRow>& rows);

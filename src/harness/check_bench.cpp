@@ -156,21 +156,12 @@ json bench_json(const std::vector<CaseRow>& rows, const json& device) {
   return rows_json("bench", rows, bench_header(rows), device);
 }
 
-namespace {
-
-json partial(json j) {
-  j["partial"] = true;  // the run is still going: the cases so far
-  return j;
-}
-
-}  // namespace
-
 int interrupted_exit(const char* command) {
   if (!interrupt_requested()) return 0;
   std::fprintf(stderr,
-               "%s: interrupted by %s: the table above%s holds what was measured before it; "
-               "the cases after it were not run\n",
-               command, interrupt_text().c_str(), " (and --json, --html where given)");
+               "%s: interrupted by %s: the table above (and --json, --html where given) holds "
+               "what was measured before it; the cases after it were not run\n",
+               command, interrupt_text().c_str());
   return 128 + interrupt_signal();
 }
 
@@ -181,7 +172,7 @@ int run_check(const RunOptions& opt) {
   std::vector<std::string> header = {"case", "generated", "handwritten"};
   auto rows = check_rows(opt, std::ref(gpu), [&](const std::vector<CaseRow>& so_far) {
     if (!opt.json_path.empty())
-      write_json(opt.json_path, partial(rows_json("check", so_far, header, gpu.device())));
+      write_json(opt.json_path, partial_json(rows_json("check", so_far, header, gpu.device())));
   });
   std::fputs(render_table(to_table(header, rows), false).c_str(), stdout);
   int failed = 0;
@@ -222,7 +213,7 @@ int run_bench(const RunOptions& opt) {
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
   auto rows = bench_rows(opt, std::ref(gpu), [&](const std::vector<CaseRow>& so_far) {
     if (!opt.json_path.empty())
-      write_json(opt.json_path, partial(bench_json(so_far, gpu.device())));
+      write_json(opt.json_path, partial_json(bench_json(so_far, gpu.device())));
   });
   std::fputs(render_bench(rows, opt.markdown ? TableFormat::Markdown : TableFormat::Box).c_str(),
              stdout);

@@ -197,10 +197,8 @@ int run_compare(const RunOptions& opt) {
   // Before the other revision's worktree and its nvcc builds.
   if (GpuMeasurer::any_to_measure(opt)) gpu.ensure_gpu();
   auto rows = compare_rows(opt, std::ref(gpu), [&](const std::vector<CompareRow>& so_far) {
-    if (opt.json_path.empty()) return;
-    json j = compare_json(so_far, opt, gpu.device());
-    j["partial"] = true;  // the run is still going: the cases so far
-    write_json(opt.json_path, j);
+    if (!opt.json_path.empty())
+      write_json(opt.json_path, partial_json(compare_json(so_far, opt, gpu.device())));
   });
   std::fputs(render_compare(rows, opt.rev, stdout_wants_bold(),
                             opt.markdown ? TableFormat::Markdown : TableFormat::Box, opt.triton)

@@ -53,6 +53,11 @@ void write_json(const std::string& path, const json& j) {
   write_file_atomic(path, j.dump(2) + "\n");
 }
 
+json partial_json(json j) {
+  j["partial"] = true;
+  return j;
+}
+
 struct GpuMeasurer::Lock {
   bench::GpuLock lock;
   explicit Lock(const std::string& key) : lock(key, -1, [] { return interrupt_requested(); }) {}

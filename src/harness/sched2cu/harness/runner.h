@@ -147,5 +147,7 @@ nlohmann::json bench_json(const std::vector<CaseRow>& rows, const nlohmann::json
 
 // Writes `j` to `path` (atomically); throws sched2cu::Error on failure.
 void write_json(const std::string& path, const nlohmann::json& j);
+// `j` marked `"partial": true`: what a run rewrites after each case while it is still going.
+nlohmann::json partial_json(nlohmann::json j);
 
 }  // namespace sched2cu::harness

@@ -111,10 +111,12 @@ std::optional<CappedPlan> plan_loop_capped(ddg::Ddg& g, const LoopPlan& first, i
     }
     return h;
   };
-  // The largest bound that fits (stages grow with it): the least latency given up.
+  // The largest bound that fits (stages grow with it): the least latency given up. The search
+  // reaches max_stages · II: a cap of 1 needs bounds up to II (every latency inside one
+  // iteration), which (max_stages - 1) · II would leave out.
   std::optional<CappedPlan> best;
   ddg::Ddg best_g;
-  int64_t lo = 1, hi = int64_t{max_stages - 1} * std::max<int64_t>(1, first.sched.ii);
+  int64_t lo = 1, hi = int64_t{max_stages} * std::max<int64_t>(1, first.sched.ii);
   while (lo <= hi) {
     const int64_t mid = lo + (hi - lo) / 2;
     ddg::Ddg h = clamped(mid);

@@ -46,14 +46,17 @@ TEST(StageCap, RunTimeTripLoopsTakeAtMostTheCap) {
     for (size_t k = 0; k < c.graph.loops.size(); ++k) {
       EXPECT_LE(c.graph.loops[k].stages, cap) << "loop " << k;
       // The inner loops keep their II (the same resources); the row loop's is their latency.
-      if (k > 0) EXPECT_EQ(c.graph.loops[k].ii, free.graph.loops[k].ii) << "loop " << k;
+      if (k > 0) {
+        EXPECT_EQ(c.graph.loops[k].ii, free.graph.loops[k].ii) << "loop " << k;
+      }
     }
     // Loop 1 always over the cap; loop 2 (5 stages) only under 3.
     EXPECT_EQ(notes_with(c, "capped at " + std::to_string(cap)), cap == 3 ? 2 : 1);
-    // The graph records the shortened latencies: no edge of loop 1 is above the note's bound.
+    // The graph records the shortened latencies: no edge of loop 1 is longer than the cap's
+    // stages of II (a latency past that cannot fit them).
     int64_t longest = 0;
     for (const auto& e : c.graph.loops[1].edges) longest = std::max<int64_t>(longest, e.latency);
-    EXPECT_LE(longest, int64_t{cap - 1} * c.graph.loops[1].ii);
+    EXPECT_LE(longest, int64_t{cap} * c.graph.loops[1].ii);
   }
 }
 
@@ -66,4 +69,13 @@ TEST(StageCap, ConstantTripLoopsAreLeftAlone) {
     EXPECT_EQ(c.graph.loops[k].stages, free.graph.loops[k].stages) << "loop " << k;
   EXPECT_EQ(c.graph.loops[1].stages, 10);
   EXPECT_EQ(notes_with(c, "capped"), 0);
+}
+
+TEST(StageCap, ACapOfOneRunsEachIterationInOneStage) {
+  // A cap of 1 used to be silently ignored (the search stopped below one II): 10 stages stayed.
+  const auto c = schedule("tests/harness/gpu_cases/rmsnorm/pre_modulo.ttgir", 1);
+  EXPECT_NO_THROW(sgraph::validate(c.graph, "x"));
+  for (size_t k = 1; k < c.graph.loops.size(); ++k)
+    EXPECT_EQ(c.graph.loops[k].stages, 1) << "loop " << k;
+  EXPECT_EQ(notes_with(c, "capped at 1"), 2);
 }

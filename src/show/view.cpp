@@ -116,14 +116,23 @@ Bounds bounds(const ScheduleGraph& g, size_t loop) {
   b.optimal = L.ii_optimal;
   std::map<std::string, int64_t> engine;
   std::map<int, int64_t> issue;
+  int64_t one_op = 0;  // the scheduler's floor: no II is below one op's own issue cost
   for (const Node& n : L.nodes) {
     if (n.pipeline != "NONE") engine[n.pipeline] += n.occupancy;
     if (holds_issue(n)) issue[n.role] += n.issue_cost;
+    one_op = std::max<int64_t>(one_op, n.issue_cost);
     if (n.child_loop >= 0) b.super = std::max<int64_t>(b.super, n.latency);
   }
   for (const char* p : kPipelines)
     if (engine.count(p) != 0) b.engine.push_back({p, engine[p]});
-  for (const auto& [r, c] : issue) b.issue.push_back({role_name(g, r), c});
+  int64_t streams = 0;
+  for (const auto& [r, c] : issue) {
+    b.issue.push_back({role_name(g, r), c});
+    streams = std::max(streams, c);
+  }
+  // An op issued on no stream (a scalar op of an outer loop) still bounds the II by its cost
+  // when nothing else does (row_softmax's row loop: ResMII 1 from one such op).
+  if (one_op > streams) b.issue.push_back({"one op", one_op});
   b.mii = std::max({b.res_mii, b.rec_mii, b.super});
   return b;
 }

@@ -44,8 +44,9 @@ struct Load {
 };
 
 // The II and its lower bounds. engine: summed occupancy per pipeline; issue: summed issue cost
-// per role (the issue streams); their maximum is ResMII as the scheduler computes it, and MII =
-// max(ResMII, RecMII, the longest super-node latency) (docs/scheduler.md, "MII").
+// per role (the issue streams), and "one op" where a single op's cost exceeds them; their maximum
+// is ResMII as the scheduler computes it, and MII = max(ResMII, RecMII, the longest super-node
+// latency) (docs/scheduler.md, "MII").
 struct Bounds {
   int64_t ii = 0, res_mii = 0, rec_mii = 0, super = 0, mii = 0;
   bool optimal = false;  // the graph's ii_optimal

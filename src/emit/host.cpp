@@ -69,13 +69,38 @@ std::string lower_host(Ctx& c, const std::string& kname) {
     o += "  if ((e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev)) != "
          "cudaSuccess) return e;\n";
   }
+  // The dynamic shared memory attribute, once per process: before the occupancy query below
+  // (which counts the dynamic shared memory a launch may take only once it is allowed).
+  auto smem_attr = [&] {
+    o += "  static bool smem_attr_set = false;\n";
+    o += "  if (!smem_attr_set) {\n";
+    o += "    if ((e = cudaFuncSetAttribute(" + kname +
+         ", cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemAlloc)) != cudaSuccess)\n";
+    o += "      return e;\n    smem_attr_set = true;\n  }\n";
+  };
+  // Programs per SM of a persistent grid. With setmaxnreg (several roles) the register split
+  // is fixed at launch.ctas_per_sm, so exactly that many. With one role the launch bounds only
+  // cap the registers at ctas_per_sm's share: the kernel ptxas compiled may use fewer (the
+  // scheduler's estimate cannot see its registers), so the grid takes every CTA the compiled
+  // kernel keeps resident, as the occupancy calculator reports it for this device
+  // (docs/emitter.md, "Launch"), never fewer than one per SM.
+  std::string per_sm = c.g.launch.ctas_per_sm > 1 ? "(" + S(c.g.launch.ctas_per_sm) + " * num_sms)"
+                                                  : std::string("num_sms");
+  bool sms_grid = false;
+  for (const auto& e : c.g.launch.grid) sms_grid |= sgraph::uses_num_sms(e);
+  const bool occupancy_grid = sms_grid && c.g.launch.roles.size() == 1 && c.split_loop < 0;
+  if (occupancy_grid) {
+    smem_attr();
+    o += "  int resident = 0;  // CTAs per SM of the compiled kernel (registers, shared memory)\n";
+    o += "  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, " + kname +
+         ", kThreads, kSmemAlloc)) != cudaSuccess)\n    return e;\n";
+    o += "  if (resident < 1) resident = 1;\n";
+    per_sm = "(resident * num_sms)";
+  }
   const char* axes[3] = {"x", "y", "z"};
   for (int k = 0; k < 3; ++k)
     o += "  const long long grid_" + std::string(axes[k]) + " = " +
-         sgraph::to_cxx(c.g.launch.grid.at(static_cast<size_t>(k)), "arg_",
-                        c.g.launch.ctas_per_sm > 1 ? "(" + S(c.g.launch.ctas_per_sm) + " * num_sms)"
-                                                   : std::string("num_sms")) +
-         ";\n";
+         sgraph::to_cxx(c.g.launch.grid.at(static_cast<size_t>(k)), "arg_", per_sm) + ";\n";
   o += "  if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs\n";
   const bool raster = c.g.launch.raster_group > 0;
   if (raster)
@@ -172,11 +197,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
          (d.swizzle == 0 ? std::string("none") : "b" + S(d.swizzle)) + ")) != cudaSuccess)\n";
     o += "      return e;\n  }\n";
   }
-  o += "  static bool smem_attr_set = false;\n";
-  o += "  if (!smem_attr_set) {\n";
-  o += "    if ((e = cudaFuncSetAttribute(" + kname +
-       ", cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemAlloc)) != cudaSuccess)\n";
-  o += "      return e;\n    smem_attr_set = true;\n  }\n";
+  if (!occupancy_grid) smem_attr();
   if (raster)
     o += "  // Linearized grid: the kernel maps CTAs to program ids in groups "
          "(launch.raster_group).\n"

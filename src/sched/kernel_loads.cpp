@@ -14,6 +14,10 @@
 namespace sched2cu::sched {
 namespace {
 
+// Stages of a run-time-trip loop in a kernel with pointer loads only (no --max-stages): see
+// schedule_paths.
+constexpr int kPointerLoopStages = 1;
+
 using ttgir::Function;
 using ttgir::OpId;
 
@@ -122,18 +126,36 @@ KernelSchedule schedule_paths(const ttgir::Module& m, const std::string& source,
         "load path: plain global loads, no producer warpgroup (the kernel has no loop)");
     return ks;
   }
-  if (c.ops.empty()) {
-    // Pointer loads only: nothing for a producer warpgroup to issue. It is still kept unless
-    // --loads global drops it: measured on the H200, without it the CTAs per SM the register
-    // estimate allows were the slower of 4 and 8 for both test kernels, and slower than with it
-    // (row_softmax 1212 vs 1354 GB/s, row_ops 483 vs 589; docs/scheduler.md, "Load path").
-    KernelSchedule ks =
-        schedule_kernel_with(m, source, t, o, {}, tma_needed || o.loads != LoadMode::Global, 1);
-    if (!tma_needed && o.loads == LoadMode::Global) {
-      ks.graph.launch.load_path = "global";
-      ks.notes.emplace_back("load path: plain global loads, no producer warpgroup (--loads)");
+  bool descriptor_loads = false;
+  for (const auto& op : f.ops) descriptor_loads |= op.name == "tt.descriptor_load";
+  if (c.ops.empty() && !tma_needed && !c.tensor_core && !descriptor_loads) {
+    // Pointer loads only: nothing for a producer warpgroup to issue, so none (docs/scheduler.md,
+    // "Pointer-load kernels"). Each consumer warp waits on its own loads; what hides their
+    // latency is how many warps an SM holds, and the emitter's launch takes every CTA the
+    // compiled kernel's registers allow. A copy of a load kept in flight by a deeper pipeline
+    // costs the same registers per byte in flight as another CTA, but hides neither the
+    // CTA's reductions and barriers nor the fill and drain of a row loop a few chunks long:
+    // so loops with run-time trip counts take kPointerLoopStages unless --max-stages says.
+    // --loads tma keeps the idle producer (the form measured against).
+    if (o.loads == LoadMode::Tma) {
+      KernelSchedule ks = schedule_kernel_with(m, source, t, o, {}, true, 1);
+      ks.notes.emplace_back(
+          "load path: pointer loads in the consumers; the idle producer warpgroup kept (--loads)");
+      return ks;
     }
+    KernelOptions capped = o;
+    if (capped.sched.max_stages == 0) capped.sched.max_stages = kPointerLoopStages;
+    KernelSchedule ks = schedule_kernel_with(m, source, t, capped, {}, false, 1);
+    ks.graph.launch.load_path = "global";
+    ks.notes.emplace_back(
+        "load path: plain global loads, no producer warpgroup (pointer loads "
+        "only: nothing for TMA to carry)");
     return ks;
+  }
+  if (c.ops.empty()) {
+    // No candidate: the descriptor loads go as they are (an MMA's operands through TMA, an MMA
+    // kernel's register loads), with the producer warpgroup; --loads global without one.
+    return schedule_kernel_with(m, source, t, o, {}, tma_needed || o.loads != LoadMode::Global, 1);
   }
   if (tma_needed || c.tensor_core) {
     const std::string why = tma_needed ? op_text(f, c.needs_tma) + " needs TMA into shared memory"

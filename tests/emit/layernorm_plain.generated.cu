@@ -198,7 +198,17 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
   int dev = 0, num_sms = 0;
   if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;
   if ((e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess) return e;
-  const long long grid_x = static_cast<long long>((4 * num_sms));
+  static bool smem_attr_set = false;
+  if (!smem_attr_set) {
+    if ((e = cudaFuncSetAttribute(layernorm_fwd_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemAlloc)) != cudaSuccess)
+      return e;
+    smem_attr_set = true;
+  }
+  int resident = 0;  // CTAs per SM of the compiled kernel (registers, shared memory)
+  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, layernorm_fwd_kernel, kThreads, kSmemAlloc)) != cudaSuccess)
+    return e;
+  if (resident < 1) resident = 1;
+  const long long grid_x = static_cast<long long>((resident * num_sms));
   const long long grid_y = 1LL;
   const long long grid_z = 1LL;
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return cudaSuccess;  // no programs
@@ -217,12 +227,6 @@ extern "C" int sched2cu_launch(const sched2cu_arg* args, int nargs, cudaStream_t
     const uint32_t box[2] = {256u, 16u};
     if ((e = tma_make_map(&map_y_desc_17, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, arg_Y, dims, strides, box, TmaSwizzle::none)) != cudaSuccess)
       return e;
-  }
-  static bool smem_attr_set = false;
-  if (!smem_attr_set) {
-    if ((e = cudaFuncSetAttribute(layernorm_fwd_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemAlloc)) != cudaSuccess)
-      return e;
-    smem_attr_set = true;
   }
   const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z));
   layernorm_fwd_kernel<<<grid, kThreads, kSmemAlloc, stream>>>(map_y_desc_17, arg_X, arg_W, arg_B, arg_Y, static_cast<int>(arg_M), static_cast<float>(arg_eps), static_cast<int>(grid_x), static_cast<int>(grid_y), static_cast<int>(grid_z));

@@ -27,7 +27,11 @@ namespace fs = std::filesystem;
 using namespace sched2cu::emit;
 const fs::path kRoot = fs::path(SCHED2CU_SOURCE_DIR);
 const fs::path kCase6 = kRoot / "examples/case6_layernorm/schedule_graph.json";
-const fs::path kSoftmax = kRoot / "tests/harness/gpu_cases/row_softmax/schedule_graph.json";
+// The row-softmax test kernel with its idle producer warpgroup and 10-stage loops (`schedule
+// --loads tma`; LoadPath.PipelinedRowFixturesReproduce): the pipelined form these tests inspect.
+// The committed kernel (no producer, one stage) is kSoftmaxDefault.
+const fs::path kSoftmax = kRoot / "tests/emit/row_softmax_tma.schedule_graph.json";
+const fs::path kSoftmaxDefault = kRoot / "tests/harness/gpu_cases/row_softmax/schedule_graph.json";
 const fs::path kRowOps = kRoot / "tests/harness/gpu_cases/row_ops/schedule_graph.json";
 
 using Fixture = sched2cu::testing::GraphFixture;
@@ -51,7 +55,7 @@ TEST(BlockedLayouts, LayerNormTileKeepsWholeRowsInOneWarp) {
 
 TEST(BlockedLayouts, PointerLoadsGetSixteenByteRuns) {
   Fixture x(kSoftmax);
-  Lower L(x.c, x.g.launch.roles.at(1));
+  Lower L(x.c, x.g.launch.roles.back());
   // Triton's #blocked has sizePerThread [1] (it cannot prove the rows aligned); the emitter
   // widens it to 8 f16 per run and checks alignment and masks at run time.
   Val v = L.from_type(x.value("x_10"), 0);
@@ -76,9 +80,28 @@ TEST(BlockedEmit, RowSoftmaxLoadsMasksAndReductions) {
             std::string::npos);
   EXPECT_EQ(s.find("BTile<__half*, BLay<1, 1024, 1, 8, 1, 32, 1, 4>> x_9_28_c1"),
             std::string::npos);
-  // Memory-bound through pointer loads, no shared memory to speak of: 4 CTAs per SM.
+  // Memory-bound through pointer loads, no shared memory to speak of: 4 CTAs per SM, fixed by
+  // setmaxnreg's split.
   EXPECT_NE(s.find("__launch_bounds__(kThreads, 4)"), std::string::npos);
   EXPECT_NE(s.find("(4 * num_sms)"), std::string::npos);
+  // Without the producer (the default) one role has the launch bounds' registers: they cap it
+  // at 8 CTAs' share, and the persistent grid takes every CTA the compiled kernel keeps
+  // resident, from the occupancy calculator after the shared-memory attribute is set.
+  const std::string d = emitted(kSoftmaxDefault);
+  EXPECT_EQ(d.find("setmaxnreg"), std::string::npos);
+  EXPECT_NE(d.find("__launch_bounds__(kThreads, 8)"), std::string::npos);
+  const size_t attr = d.find("cudaFuncSetAttribute(row_softmax_kernel");
+  const size_t occ = d.find(
+      "cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, "
+      "row_softmax_kernel, kThreads, kSmemAlloc)");
+  const size_t grid =
+      d.find("const long long grid_x = static_cast<long long>((resident * num_sms));");
+  ASSERT_NE(attr, std::string::npos);
+  ASSERT_NE(occ, std::string::npos);
+  ASSERT_NE(grid, std::string::npos);
+  EXPECT_LT(attr, occ);
+  EXPECT_LT(occ, grid);
+  EXPECT_EQ(d.find("(8 * num_sms)"), std::string::npos);  // not the cap's count
 }
 
 TEST(BlockedEmit, LayerNormTilesThroughTmaAndTwoCtasPerSm) {
@@ -347,7 +370,8 @@ TEST(BlockedEmit, TwoOperandReductionsReduceValueIndexPairs) {
 // column order, and the row's store pointers recomputed where the store runs, from the row's
 // scalar offset, not carried from the load ten stages earlier (2 KB of spills).
 TEST(BlockedEmit, ScanAlongARowAndRowPointersRecomputedAtTheStore) {
-  const std::string s = emitted(kRoot / "tests/harness/gpu_cases/cumsum_rows/schedule_graph.json");
+  // The 10-stage form (`schedule --loads tma`): the committed kernel has one stage.
+  const std::string s = emitted(kRoot / "tests/emit/cumsum_rows_tma.schedule_graph.json");
   EXPECT_NE(s.find("bscan_cols(v5_19, x_5_15_c"), std::string::npos);
   EXPECT_NE(s.find("BTile<float*, BLay<1, 1024, 1, 4, 1, 32, 1, 4>> v4_18;"), std::string::npos);
   EXPECT_EQ(s.find("v4_18_c1"), std::string::npos);

@@ -136,28 +136,41 @@ TEST(LoadPath, PredictedRateIsBoundedByHbmAndBytesInFlight) {
   EXPECT_LT(one.bytes_per_clk, r.bytes_per_clk);
 }
 
-// A pointer-load kernel has nothing for a producer warpgroup to do; it keeps one unless
-// --loads global drops it (the measured choice, docs/scheduler.md).
-TEST(LoadPath, PointerLoadKernelsDropTheIdleProducerOnlyWhenAsked) {
+// A pointer-load kernel has nothing for a producer warpgroup to do: by default it has none, and
+// its loops with run-time trip counts run one stage (occupancy hides the loads' latency, see
+// docs/scheduler.md "Pointer-load kernels"); --loads tma keeps the idle producer, --max-stages
+// still sets the stages. Before 2026-12-07 the idle producer was the default, at 4 CTAs per SM.
+TEST(LoadPath, PointerLoadKernelsHaveNoProducerAndOneStageLoops) {
   const auto m = example("tests/harness/gpu_cases/row_softmax/pre_modulo.ttgir");
-  const auto a = schedule(m, sched::LoadMode::Auto);
-  ASSERT_EQ(a.graph.launch.roles.size(), 2u);
-  EXPECT_TRUE(a.graph.launch.load_path.empty());  // no descriptor load: nothing chosen
-  const auto g = schedule(m, sched::LoadMode::Global);
-  ASSERT_EQ(g.graph.launch.roles.size(), 1u);
-  EXPECT_EQ(g.graph.launch.roles[0].kind, "consumer");
-  EXPECT_EQ(g.graph.launch.warpgroups, 1);
-  EXPECT_EQ(g.graph.launch.load_path, "global");
-  for (const auto& L : g.graph.loops)
-    for (const auto& n : L.nodes) EXPECT_TRUE(n.role == 0 || n.role == -1);
-  EXPECT_NO_THROW(sgraph::validate(g.graph, "x"));
-  // Without setmaxnreg the launch bounds give the registers: 65536 / (CTAs x threads), and the
-  // estimate that chose the CTAs counts the copies of the loads the 10-stage loops keep in
-  // flight (the producer kernel's estimate does not).
-  const int k = g.graph.launch.ctas_per_sm;
-  EXPECT_EQ(g.graph.launch.roles[0].regs, 65536 / (k * 128) / 8 * 8);
-  EXPECT_GE(g.graph.launch.roles[0].regs, g.partition.roles.at(0).est_regs);
-  EXPECT_GT(g.partition.roles.at(0).est_regs, a.partition.roles.at(1).est_regs);
+  for (auto mode : {sched::LoadMode::Auto, sched::LoadMode::Global}) {
+    const auto g = schedule(m, mode);
+    ASSERT_EQ(g.graph.launch.roles.size(), 1u);
+    EXPECT_EQ(g.graph.launch.roles[0].kind, "consumer");
+    EXPECT_EQ(g.graph.launch.warpgroups, 1);
+    EXPECT_EQ(g.graph.launch.load_path, "global");
+    ASSERT_EQ(g.graph.loops.size(), 3u);
+    EXPECT_EQ(g.graph.loops[1].stages, 1);  // the two chunk loops (n_cols is a run-time value)
+    EXPECT_EQ(g.graph.loops[2].stages, 1);
+    for (const auto& L : g.graph.loops)
+      for (const auto& n : L.nodes) EXPECT_TRUE(n.role == 0 || n.role == -1);
+    EXPECT_NO_THROW(sgraph::validate(g.graph, "x"));
+    EXPECT_TRUE(has_note(g, "no producer warpgroup (pointer loads only"));
+    // Without setmaxnreg the launch bounds cap the registers at 65536 / (CTAs x threads), at
+    // least the estimate (the emitter's launch then takes every CTA the compiled kernel allows).
+    const int k = g.graph.launch.ctas_per_sm;
+    EXPECT_GE(k, 4);
+    EXPECT_EQ(g.graph.launch.roles[0].regs, 65536 / (k * 128) / 8 * 8);
+    EXPECT_GE(g.graph.launch.roles[0].regs, g.partition.roles.at(0).est_regs);
+  }
+  const auto t = schedule(m, sched::LoadMode::Tma);
+  ASSERT_EQ(t.graph.launch.roles.size(), 2u);
+  EXPECT_EQ(t.graph.launch.roles[0].kind, "producer");
+  EXPECT_GT(t.graph.loops[1].stages, 1);  // no cap asked: the pipeline as modelled
+  sched::KernelOptions two;
+  two.sched.max_stages = 2;
+  const auto s2 = sched::schedule_kernel(m, "x", target(), two);
+  EXPECT_EQ(s2.graph.launch.roles.size(), 1u);
+  EXPECT_EQ(s2.graph.loops[2].stages, 2);
 }
 
 TEST(LoadPath, RefusalsNameTheReason) {
@@ -191,10 +204,33 @@ TEST(LoadPath, PlainLoadFixtureReproduces) {
   fs::current_path(old);
 }
 
+// The emitter tests' pipelined row kernels (tests/emit/*_tma.schedule_graph.json) are the
+// gpu_cases' pointer-load kernels as `schedule --loads tma` writes them from the repository
+// root, byte for byte: the idle producer and the uncapped stages (the committed kernels' form
+// before 2026-12-07).
+TEST(LoadPath, PipelinedRowFixturesReproduce) {
+  const fs::path old = fs::current_path();
+  fs::current_path(SCHED2CU_SOURCE_DIR);
+  for (const char* k : {"row_softmax", "cumsum_rows"}) {
+    const fs::path tmp = fs::temp_directory_path() /
+                         ("sched2cu_tma_" + std::to_string(::getpid()) + "_" + k + ".json");
+    sched::KernelOptions o;
+    o.loads = sched::LoadMode::Tma;
+    const std::string in = std::string("tests/harness/gpu_cases/") + k + "/pre_modulo.ttgir";
+    const std::string golden = std::string("tests/emit/") + k + "_tma.schedule_graph.json";
+    sched::schedule_file(in, tmp.string(), o);
+    EXPECT_EQ(read_file(tmp), read_file(golden))
+        << "regenerate with: sched2cu schedule " << in << " --loads tma -o " << golden;
+    fs::remove(tmp);
+  }
+  fs::current_path(old);
+}
+
 // With a producer warpgroup the CTA choice's register estimate leaves out the plain loads the
 // consumers keep in flight (docs/scheduler.md, "CTAs per SM"). Triton's softmax tutorial then
 // got 4 CTAs per SM and spilled 36 B with no word from schedule; now the count with those loads,
-// over the consumers' threads, is a warning when it exceeds the allotment.
+// over the consumers' threads, is a warning when it exceeds the allotment. Pointer-load kernels
+// have no producer by default now; --loads tma keeps the idle one these figures are about.
 TEST(LoadPath, ProducerKernelsWarnWhenTheirLoadsInFlightExceedTheAllotment) {
   // Triton's softmax tutorial: 9 stages keep 60 registers of loads in flight per thread against
   // the 48 of 4 CTAs per SM. With its stages pinned (--max-stages 9: no cap applies) that is
@@ -202,6 +238,7 @@ TEST(LoadPath, ProducerKernelsWarnWhenTheirLoadsInFlightExceedTheAllotment) {
   // sched2cu_emit_softmax_tutorial_compiles), with a note instead of the warning.
   const auto m = example("tests/sched/softmax_tutorial_input.ttgir");
   sched::KernelOptions pinned;
+  pinned.loads = sched::LoadMode::Tma;  // the idle producer kept: by default it has none
   pinned.sched.max_stages = 9;
   const auto tut = sched::schedule_kernel(m, "x", target(), pinned);
   ASSERT_EQ(tut.graph.launch.roles.size(), 2u);
@@ -213,7 +250,7 @@ TEST(LoadPath, ProducerKernelsWarnWhenTheirLoadsInFlightExceedTheAllotment) {
     warned |= w.find("60 per thread against the 48 of 4 CTAs per SM (spills possible") !=
               std::string::npos;
   EXPECT_TRUE(warned);
-  const auto fit = schedule(m, sched::LoadMode::Auto);
+  const auto fit = schedule(m, sched::LoadMode::Tma);
   EXPECT_EQ(fit.graph.launch.ctas_per_sm, 4);
   EXPECT_EQ(fit.graph.loops.at(0).stages, 7);
   EXPECT_EQ(fit.loads_over_allotment, 0);
@@ -227,7 +264,7 @@ TEST(LoadPath, ProducerKernelsWarnWhenTheirLoadsInFlightExceedTheAllotment) {
   for (const char* k : {"row_softmax", "rmsnorm", "cumsum_rows"}) {
     const auto ok =
         schedule(example(std::string("tests/harness/gpu_cases/") + k + "/pre_modulo.ttgir"),
-                 sched::LoadMode::Auto);
+                 sched::LoadMode::Tma);
     EXPECT_EQ(ok.graph.launch.ctas_per_sm, 4) << k;
     for (const auto& w : ok.warnings)
       EXPECT_EQ(w.find("spills possible"), std::string::npos) << k << ": " << w;

@@ -20,6 +20,9 @@ namespace {
 sched::KernelSchedule schedule(const std::string& rel, int max_stages) {
   const auto m = ttgir::parse_file((fs::path(SCHED2CU_SOURCE_DIR) / rel).string());
   sched::KernelOptions o;
+  // With the idle producer warpgroup kept: without it (the default for these pointer-load
+  // kernels) the loops are capped at one stage unless --max-stages says otherwise.
+  o.loads = sched::LoadMode::Tma;
   o.sched.max_stages = max_stages;
   return sched::schedule_kernel(m, "x", ddg::TargetModel::load(ddg::TargetModel::default_path()),
                                 o);

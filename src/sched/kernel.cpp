@@ -227,14 +227,16 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
             })) {
           ks.plans[k] = std::move(c->plan);
           ks.notes.push_back("loop " + std::to_string(k) + ": " + std::to_string(before) +
-                             " stages capped at " + std::to_string(o.sched.max_stages) +
-                             " (--max-stages; a run-time trip count): latencies above " +
+                             " stages capped at " + std::to_string(o.sched.max_stages) + " (" +
+                             o.sched.max_stages_from +
+                             "; a run-time trip count): latencies above " +
                              std::to_string(c->bound) + " cycles modeled as " +
                              std::to_string(c->bound) + ", the rest waited out in hardware");
         } else if (before > o.sched.max_stages) {
           ks.notes.push_back("loop " + std::to_string(k) + ": " + std::to_string(before) +
                              " stages kept: no latency bound fits them in " +
-                             std::to_string(o.sched.max_stages) + " (--max-stages)");
+                             std::to_string(o.sched.max_stages) + " (" + o.sched.max_stages_from +
+                             ")");
         }
       }
       pool += ks.plans[k].ring_bytes;

@@ -75,6 +75,7 @@ KernelSchedule fit_loads_in_flight(const ttgir::Module& m, const std::string& so
   for (int cap = most - 1; cap >= 2; --cap) {
     KernelOptions capped = o;
     capped.sched.max_stages = cap;
+    capped.sched.max_stages_from = "so that the loads in flight fit";
     KernelSchedule k = schedule_paths(m, source, t, capped);
     if (k.loads_over_allotment != 0) continue;
     k.notes.push_back("stages capped at " + std::to_string(cap) +
@@ -144,7 +145,10 @@ KernelSchedule schedule_paths(const ttgir::Module& m, const std::string& source,
       return ks;
     }
     KernelOptions capped = o;
-    if (capped.sched.max_stages == 0) capped.sched.max_stages = kPointerLoopStages;
+    if (capped.sched.max_stages == 0) {
+      capped.sched.max_stages = kPointerLoopStages;
+      capped.sched.max_stages_from = "one stage: a pointer-load kernel without --max-stages";
+    }
     KernelSchedule ks = schedule_kernel_with(m, source, t, capped, {}, false, 1);
     ks.graph.launch.load_path = "global";
     ks.notes.emplace_back(

@@ -30,6 +30,8 @@ struct Options {
   // (0 = no cap; docs/scheduler.md, "Stage cap"). The emitter runs such a loop pipelined only
   // when its trip count reaches stages - 1, in reference order otherwise.
   int max_stages = 0;
+  // Who set max_stages, for the notes that report the cap ("--max-stages" or a default's name).
+  std::string max_stages_from = "--max-stages";
 };
 
 struct Schedule {

@@ -410,7 +410,7 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
         // the count is not telling (rmsnorm's 105 and cumsum_rows' 112 against 104 compile
         // with no spill, the softmax tutorial's 60 against 48 spills).
         const int full = with_loads(128 * nc);
-        if (10 * full > 11 * chosen_share) {
+        if (int64_t{10} * full > 11 * chosen_share) {
           ks.loads_over_allotment = full;
           ks.warnings.push_back("consumer registers with the plain loads in flight counted: " +
                                 std::to_string(full) + " per thread against the " +

@@ -15,9 +15,12 @@ std::string render_report(const KernelSchedule& k) {
   o += fmt::format("partition: {} warpgroups, grid ({}, {}, {})\n", g.launch.warpgroups,
                    sgraph::to_text(g.launch.grid.at(0)), sgraph::to_text(g.launch.grid.at(1)),
                    sgraph::to_text(g.launch.grid.at(2)));
+  // One role has no setmaxnreg: its registers are the launch bound's cap (docs/emitter.md,
+  // "Host launcher"), which the report must not call a setmaxnreg.
+  const char* regs_what = k.partition.roles.size() > 1 ? "setmaxnreg" : "launch cap";
   for (const auto& r : k.partition.roles)
-    o += fmt::format("  {:<8} warpgroups {}..{}  setmaxnreg {:>3}  estimated {:>3} regs/thread{}\n",
-                     r.name, r.first_wg, r.first_wg + r.wgs - 1, r.regs, r.est_regs,
+    o += fmt::format("  {:<8} warpgroups {}..{}  {} {:>3}  estimated {:>3} regs/thread{}\n", r.name,
+                     r.first_wg, r.first_wg + r.wgs - 1, regs_what, r.regs, r.est_regs,
                      r.split_parts > 1
                          ? fmt::format("  split dim {} into {}", r.split_dim, r.split_parts)
                          : std::string());

@@ -155,6 +155,10 @@ TEST(LoadPath, PointerLoadKernelsHaveNoProducerAndOneStageLoops) {
       for (const auto& n : L.nodes) EXPECT_TRUE(n.role == 0 || n.role == -1);
     EXPECT_NO_THROW(sgraph::validate(g.graph, "x"));
     EXPECT_TRUE(has_note(g, "no producer warpgroup (pointer loads only"));
+    // No setmaxnreg in a one-role kernel: the report calls its registers the launch cap.
+    const std::string report = sched::render_report(g);
+    EXPECT_EQ(report.find("setmaxnreg"), std::string::npos) << report;
+    EXPECT_NE(report.find("consumer warpgroups 0..0  launch cap"), std::string::npos) << report;
     // Without setmaxnreg the launch bounds cap the registers at 65536 / (CTAs x threads), at
     // least the estimate (the emitter's launch then takes every CTA the compiled kernel allows).
     const int k = g.graph.launch.ctas_per_sm;

@@ -219,25 +219,13 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
         if (__builtin_sub_overflow(*ub, *lb, &span)) span = INT64_MAX;
         trips = span <= 0 ? 0 : span / *st + (span % *st != 0);
       }
-      if (!(lb && ub && st) && o.sched.max_stages > 0) {
-        const int64_t before = ks.plans[k].sched.max_stage() + 1;
-        if (auto c = located(f, loops[k], source, "loop " + std::to_string(k), [&] {
-              return plan_loop_capped(built[k].g, ks.plans[k], o.sched.max_stages, o.sched, avail,
-                                      t.budgets.mbarrier_bytes);
-            })) {
-          ks.plans[k] = std::move(c->plan);
-          ks.notes.push_back("loop " + std::to_string(k) + ": " + std::to_string(before) +
-                             " stages capped at " + std::to_string(o.sched.max_stages) + " (" +
-                             o.sched.max_stages_from +
-                             "; a run-time trip count): latencies above " +
-                             std::to_string(c->bound) + " cycles modeled as " +
-                             std::to_string(c->bound) + ", the rest waited out in hardware");
-        } else if (before > o.sched.max_stages) {
-          ks.notes.push_back("loop " + std::to_string(k) + ": " + std::to_string(before) +
-                             " stages kept: no latency bound fits them in " +
-                             std::to_string(o.sched.max_stages) + " (" + o.sched.max_stages_from +
-                             ")");
-        }
+      if (!(lb && ub && st)) {  // the stage cap applies to run-time trip counts only
+        const std::string name = "loop " + std::to_string(k);
+        if (auto note = located(f, loops[k], source, name, [&] {
+              return cap_loop_stages(built[k].g, ks.plans[k], o.sched, avail,
+                                     t.budgets.mbarrier_bytes, name);
+            }))
+          ks.notes.push_back(*note);
       }
       pool += ks.plans[k].ring_bytes;
       rings_so_far = *std::max_element(phase_rings.begin(), phase_rings.end());

@@ -1,6 +1,8 @@
 // One loop, end to end (see plan.h).
 #include "sched2cu/sched/plan.h"
 
+#include <string>
+
 #include "sched2cu/common/diag.h"
 #include "sched2cu/sched/ims.h"
 #include "sched2cu/sched/validate.h"
@@ -98,10 +100,12 @@ LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail,
   return p;
 }
 
-std::optional<CappedPlan> plan_loop_capped(ddg::Ddg& g, const LoopPlan& first, int max_stages,
-                                           const Options& o, int64_t smem_avail,
-                                           int64_t mbarrier_bytes) {
-  if (max_stages <= 0 || first.sched.max_stage() + 1 <= max_stages) return std::nullopt;
+std::optional<std::string> cap_loop_stages(ddg::Ddg& g, LoopPlan& plan, const Options& o,
+                                           int64_t smem_avail, int64_t mbarrier_bytes,
+                                           const std::string& loop_name) {
+  const int max_stages = o.max_stages;
+  const int before = plan.sched.max_stage() + 1;
+  if (max_stages <= 0 || before <= max_stages) return std::nullopt;
   auto clamped = [&](int64_t bound) {
     ddg::Ddg h = g;
     for (auto& e : h.edges) e.latency = std::min(e.latency, bound);
@@ -114,23 +118,33 @@ std::optional<CappedPlan> plan_loop_capped(ddg::Ddg& g, const LoopPlan& first, i
   // The largest bound that fits (stages grow with it): the least latency given up. The search
   // reaches max_stages · II: a cap of 1 needs bounds up to II (every latency inside one
   // iteration), which (max_stages - 1) · II would leave out.
-  std::optional<CappedPlan> best;
+  std::optional<LoopPlan> best;
+  int64_t best_bound = 0;
   ddg::Ddg best_g;
-  int64_t lo = 1, hi = int64_t{max_stages} * std::max<int64_t>(1, first.sched.ii);
+  int64_t lo = 1, hi = int64_t{max_stages} * std::max<int64_t>(1, plan.sched.ii);
   while (lo <= hi) {
     const int64_t mid = lo + (hi - lo) / 2;
     ddg::Ddg h = clamped(mid);
     LoopPlan q = plan_loop(h, o, smem_avail, mbarrier_bytes);
     if (q.sched.max_stage() + 1 <= max_stages) {
-      best = CappedPlan{std::move(q), mid};
+      best = std::move(q);
+      best_bound = mid;
       best_g = std::move(h);
       lo = mid + 1;
     } else {
       hi = mid - 1;
     }
   }
-  if (best) g = std::move(best_g);
-  return best;
+  const std::string prefix = loop_name + ": " + std::to_string(before) + " stages ";
+  if (!best)
+    return prefix + "kept: no latency bound fits them in " + std::to_string(max_stages) + " (" +
+           o.max_stages_from + ")";
+  g = std::move(best_g);
+  plan = std::move(*best);
+  const std::string b = std::to_string(best_bound);
+  return prefix + "capped at " + std::to_string(max_stages) + " (" + o.max_stages_from +
+         "; a run-time trip count): latencies above " + b + " cycles modeled as " + b +
+         ", the rest waited out in hardware";
 }
 
 }  // namespace sched2cu::sched

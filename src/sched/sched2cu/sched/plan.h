@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sched2cu/ddg/ddg.h"
@@ -31,20 +32,16 @@ struct LoopPlan {
 
 LoopPlan plan_loop(const ddg::Ddg& g, const Options& o, int64_t smem_avail, int64_t mbarrier_bytes);
 
-// A plan of at most `max_stages` stages (docs/scheduler.md, "Stage cap"): where `first` (the
-// plan of `g`) has more, `g` is planned again with every edge latency above a bound lowered to
-// it, the bound at most (max_stages - 1) * II. A shortened
-// latency is only a model choice: the reader then waits for the value in hardware (a scoreboard
-// or barrier wait), so every schedule stays correct. On success `g` becomes the graph the plan
-// was made on (its latencies are what the schedule graph records) and `bound` the latency
-// bound, the largest that fits (binary search: the stage count grows with the bound); nullopt
-// when no bound down to one cycle fits (the loop keeps `first`).
-struct CappedPlan {
-  LoopPlan plan;
-  int64_t bound = 0;
-};
-std::optional<CappedPlan> plan_loop_capped(ddg::Ddg& g, const LoopPlan& first, int max_stages,
-                                           const Options& o, int64_t smem_avail,
-                                           int64_t mbarrier_bytes);
+// The stage cap (docs/scheduler.md, "Stage cap"): where `plan` (the plan of `g`) has more than
+// o.max_stages stages, `g` is planned again with every edge latency above a bound lowered to it,
+// the largest bound (at most max_stages * II) whose plan fits. A shortened latency is only a
+// model choice: the reader then waits for the value in hardware (a scoreboard or barrier wait),
+// so every schedule stays correct. On success `g` becomes the graph the plan was made on (its
+// latencies are what the schedule graph records) and `plan` the capped plan. Returns the note
+// that says what was done or that no bound fits (`plan` then unchanged), for `loop_name`;
+// nullopt when the plan is within the cap or no cap is set.
+std::optional<std::string> cap_loop_stages(ddg::Ddg& g, LoopPlan& plan, const Options& o,
+                                           int64_t smem_avail, int64_t mbarrier_bytes,
+                                           const std::string& loop_name);
 
 }  // namespace sched2cu::sched

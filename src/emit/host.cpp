@@ -60,10 +60,9 @@ std::string lower_host(Ctx& c, const std::string& kname) {
            " > 2147483647LL) return cudaErrorInvalidValue;\n";
   }
   o += "  cudaError_t e = cudaSuccess;\n";
-  bool need_sms = false;
-  for (const auto& e : c.g.launch.grid) need_sms |= sgraph::uses_num_sms(e);
-  need_sms |= c.split_loop >= 0;  // the split decision counts idle SMs
-  if (need_sms) {
+  bool sms_grid = false;  // a persistent grid (num_sms in an expression)
+  for (const auto& e : c.g.launch.grid) sms_grid |= sgraph::uses_num_sms(e);
+  if (sms_grid || c.split_loop >= 0) {  // the split decision counts idle SMs
     o += "  int dev = 0, num_sms = 0;\n";
     o += "  if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;\n";
     o += "  if ((e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, dev)) != "
@@ -86,8 +85,6 @@ std::string lower_host(Ctx& c, const std::string& kname) {
   // (docs/emitter.md, "Launch"), never fewer than one per SM.
   std::string per_sm = c.g.launch.ctas_per_sm > 1 ? "(" + S(c.g.launch.ctas_per_sm) + " * num_sms)"
                                                   : std::string("num_sms");
-  bool sms_grid = false;
-  for (const auto& e : c.g.launch.grid) sms_grid |= sgraph::uses_num_sms(e);
   const bool occupancy_grid = sms_grid && c.g.launch.roles.size() == 1 && c.split_loop < 0;
   if (occupancy_grid) {
     smem_attr();

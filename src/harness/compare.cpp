@@ -46,9 +46,8 @@ void set_triton_cells(CompareRow& row, const Measurement& m) {
 
 }  // namespace
 
-std::vector<CompareRow> compare_rows(
-    const RunOptions& opt, const MeasureFn& measure,
-    const std::function<void(const std::vector<CompareRow>&)>& after_each) {
+std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& measure,
+                                     const CompareRowSink& after_each) {
   if (!git_is_commit(opt.root, opt.rev)) {
     throw Error("error: --rev '" + opt.rev + "' is not a commit in this repo");
   }

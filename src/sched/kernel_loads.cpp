@@ -127,9 +127,7 @@ KernelSchedule schedule_paths(const ttgir::Module& m, const std::string& source,
         "load path: plain global loads, no producer warpgroup (the kernel has no loop)");
     return ks;
   }
-  bool descriptor_loads = false;
-  for (const auto& op : f.ops) descriptor_loads |= op.name == "tt.descriptor_load";
-  if (c.ops.empty() && !tma_needed && !c.tensor_core && !descriptor_loads) {
+  if (!c.descriptor_loads && !c.tensor_core) {
     // Pointer loads only: nothing for a producer warpgroup to issue, so none (docs/scheduler.md,
     // "Pointer-load kernels"). Each consumer warp waits on its own loads; what hides their
     // latency is how many warps an SM holds, and the emitter's launch takes every CTA the

@@ -52,7 +52,9 @@ LoadCandidates load_candidates(const ttgir::Module& m, const Function& f) {
   LoadCandidates c;
   for (const Op& op : f.ops) {
     if (op.name == "ttng.warp_group_dot" || op.name == "tt.dot") c.tensor_core = true;
-    if (op.name != "tt.descriptor_load" || op.results.size() != 1) continue;
+    if (op.name != "tt.descriptor_load") continue;
+    c.descriptor_loads = true;
+    if (op.results.size() != 1) continue;
     if (ddg::is_register_load(m, f, op)) continue;  // already plain loads (accumulator layout)
     const ttgir::Value& r = f.value(op.results[0]);
     bool regs_only = f.enclosing_for(op.id) != ttgir::kNoId && r.type.shape.size() == 2 &&

@@ -190,44 +190,40 @@ TEST(LoadPath, RefusalsNameTheReason) {
   }
 }
 
-// The emitter's golden of the plain-load path (tests/emit/layernorm_plain.*) is this schedule,
-// byte for byte, as `sched2cu schedule examples/case6_layernorm/pre_modulo.ttgir --loads global`
-// writes it from the repository root.
-TEST(LoadPath, PlainLoadFixtureReproduces) {
+namespace {
+
+// `golden` is what `sched2cu schedule <in> --loads <mode> -o <golden>` writes from the repository
+// root, byte for byte.
+void expect_reproduces(const std::string& in, sched::LoadMode mode, const char* flag,
+                       const std::string& golden) {
   const fs::path old = fs::current_path();
   fs::current_path(SCHED2CU_SOURCE_DIR);
-  const fs::path tmp =
-      fs::temp_directory_path() / ("sched2cu_loads_" + std::to_string(::getpid()) + ".json");
+  const fs::path tmp = fs::temp_directory_path() / ("sched2cu_loads_" + std::to_string(::getpid()) +
+                                                    "_" + fs::path(golden).filename().string());
   sched::KernelOptions o;
-  o.loads = sched::LoadMode::Global;
-  sched::schedule_file("examples/case6_layernorm/pre_modulo.ttgir", tmp.string(), o);
-  EXPECT_EQ(read_file(tmp), read_file("tests/emit/layernorm_plain.schedule_graph.json"))
-      << "regenerate with: sched2cu schedule examples/case6_layernorm/pre_modulo.ttgir "
-         "--loads global -o tests/emit/layernorm_plain.schedule_graph.json";
+  o.loads = mode;
+  sched::schedule_file(in, tmp.string(), o);
+  EXPECT_EQ(read_file(tmp), read_file(golden))
+      << "regenerate with: sched2cu schedule " << in << " --loads " << flag << " -o " << golden;
   fs::remove(tmp);
   fs::current_path(old);
 }
 
-// The emitter tests' pipelined row kernels (tests/emit/*_tma.schedule_graph.json) are the
-// gpu_cases' pointer-load kernels as `schedule --loads tma` writes them from the repository
-// root, byte for byte: the idle producer and the uncapped stages (the committed kernels' form
-// before 2026-12-07).
+}  // namespace
+
+// The emitter's golden of the plain-load path (tests/emit/layernorm_plain.*).
+TEST(LoadPath, PlainLoadFixtureReproduces) {
+  expect_reproduces("examples/case6_layernorm/pre_modulo.ttgir", sched::LoadMode::Global, "global",
+                    "tests/emit/layernorm_plain.schedule_graph.json");
+}
+
+// The emitter tests' pipelined row kernels (tests/emit/*_tma.schedule_graph.json): the
+// gpu_cases' pointer-load kernels with the idle producer and the uncapped stages (the committed
+// kernels' form before 2026-12-07).
 TEST(LoadPath, PipelinedRowFixturesReproduce) {
-  const fs::path old = fs::current_path();
-  fs::current_path(SCHED2CU_SOURCE_DIR);
-  for (const char* k : {"row_softmax", "cumsum_rows"}) {
-    const fs::path tmp = fs::temp_directory_path() /
-                         ("sched2cu_tma_" + std::to_string(::getpid()) + "_" + k + ".json");
-    sched::KernelOptions o;
-    o.loads = sched::LoadMode::Tma;
-    const std::string in = std::string("tests/harness/gpu_cases/") + k + "/pre_modulo.ttgir";
-    const std::string golden = std::string("tests/emit/") + k + "_tma.schedule_graph.json";
-    sched::schedule_file(in, tmp.string(), o);
-    EXPECT_EQ(read_file(tmp), read_file(golden))
-        << "regenerate with: sched2cu schedule " << in << " --loads tma -o " << golden;
-    fs::remove(tmp);
-  }
-  fs::current_path(old);
+  for (const std::string k : {"row_softmax", "cumsum_rows"})
+    expect_reproduces("tests/harness/gpu_cases/" + k + "/pre_modulo.ttgir", sched::LoadMode::Tma,
+                      "tma", "tests/emit/" + k + "_tma.schedule_graph.json");
 }
 
 // With a producer warpgroup the CTA choice's register estimate leaves out the plain loads the

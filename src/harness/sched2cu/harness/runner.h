@@ -89,9 +89,10 @@ struct CompareRow {
 
 // The rows of `compare` (identity rule, not-on-rev, missing files), measuring through `measure`.
 // Throws sched2cu::Error when `rev` is not a commit (callers exit 2).
-std::vector<CompareRow> compare_rows(
-    const RunOptions& opt, const MeasureFn& measure,
-    const std::function<void(const std::vector<CompareRow>&)>& after_each = {});
+// `after_each` gets the rows so far after each case (as check_rows' RowSink does).
+using CompareRowSink = std::function<void(const std::vector<CompareRow>&)>;
+std::vector<CompareRow> compare_rows(const RunOptions& opt, const MeasureFn& measure,
+                                     const CompareRowSink& after_each = {});
 // compare's table (the cells of the rows, re-measured branch cells bold; `triton`: with the
 // columns triton and gen/triton) and the note printed under it.
 Table compare_table(const std::vector<CompareRow>& rows, const std::string& rev,

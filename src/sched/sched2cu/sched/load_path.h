@@ -30,7 +30,8 @@ struct LoadCandidates {
   // The first load that needs TMA whatever the choice (an MMA operand, a resident tile), or -1:
   // then the kernel has a producer warpgroup anyway, and the candidates stay on TMA.
   ttgir::OpId needs_tma = ttgir::kNoId;
-  bool tensor_core = false;  // an MMA anywhere: not a streaming kernel
+  bool tensor_core = false;       // an MMA anywhere: not a streaming kernel
+  bool descriptor_loads = false;  // any tt.descriptor_load (none: pointer loads only)
 };
 
 LoadCandidates load_candidates(const ttgir::Module& m, const ttgir::Function& f);

@@ -227,6 +227,10 @@ const std::map<std::string, LowerFn>& op_table();
 // form also knows tt.extern_elementwise, elementwise for the libdevice functions it accepts.
 bool is_elementwise(const std::string& op_name);
 bool is_elementwise(const ttgir::Op& o);
+// The operand counts an op kind of the table takes, {min, max} (max -1: any number; {-1, -1}: not
+// known here). check_coverage refuses an op outside them at the op, before any lowering reads
+// operand i unchecked or prints a lambda of the wrong arity.
+std::pair<int, int> operand_range(const std::string& op_name);
 // The f32 expression of a float math op over x0, x1, ... (empty: none): the op table's, or a
 // libdevice function's call (libdevice.cpp).
 std::string float_element_fn(const ttgir::Op& o);

@@ -3,6 +3,7 @@
 // holds the views, scalars, constants, elementwise math and reductions; memory ops are in
 // lower_mem.cpp and MMAs in lower_mma.cpp. An op missing from the table is an error naming it.
 #include <algorithm>
+#include <cctype>
 
 #include "lower.h"
 #include "sched2cu/common/diag.h"
@@ -442,6 +443,54 @@ const std::map<std::string, LowerFn>& op_table() {
 }
 
 bool is_elementwise(const std::string& op_name) { return element_fn(op_name) != nullptr; }
+
+std::pair<int, int> operand_range(const std::string& n) {
+  if (const char* f = element_fn(n)) {
+    // The highest x<i> the expression reads, plus one (an x inside a word or a hex literal,
+    // as in fmaxf or 0x7fc00000, is not an operand).
+    int arity = 0;
+    for (const char* p = f; *p != '\0'; ++p) {
+      const bool word = p != f && (std::isalnum(static_cast<unsigned char>(p[-1])) || p[-1] == '_');
+      if (*p == 'x' && !word && std::isdigit(static_cast<unsigned char>(p[1])))
+        arity = std::max(arity, p[1] - '0' + 1);
+    }
+    return {arity, arity};
+  }
+  static const std::map<std::string, int> m = {
+      {"arith.constant", 0},   {"tt.get_program_id", 0},  {"tt.get_num_programs", 0},
+      {"arith.extsi", 1},      {"arith.extui", 1},        {"arith.trunci", 1},
+      {"arith.index_cast", 1}, {"arith.sitofp", 1},       {"arith.uitofp", 1},
+      {"arith.fptosi", 1},     {"arith.fptoui", 1},       {"arith.extf", 1},
+      {"arith.truncf", 1},     {"tt.fp_to_fp", 1},        {"tt.bitcast", 1},
+      {"arith.bitcast", 1},    {"tt.splat", 1},           {"tt.expand_dims", 1},
+      {"tt.broadcast", 1},     {"ttg.convert_layout", 1}, {"ttg.memdesc_trans", 1},
+      {"tt.trans", 1},         {"tt.reshape", 1},         {"tt.split", 1},
+      {"tt.make_range", 0},    {"arith.addi", 2},         {"arith.subi", 2},
+      {"arith.muli", 2},       {"arith.divsi", 2},        {"arith.remsi", 2},
+      {"arith.andi", 2},       {"arith.ori", 2},          {"arith.xori", 2},
+      {"arith.shli", 2},       {"arith.shrsi", 2},        {"arith.shrui", 2},
+      {"arith.minsi", 2},      {"arith.maxsi", 2},        {"arith.minui", 2},
+      {"arith.maxui", 2},      {"arith.divui", 2},        {"arith.remui", 2},
+      {"arith.ceildivsi", 2},  {"arith.cmpi", 2},         {"arith.cmpf", 2},
+      {"tt.addptr", 2},        {"tt.mulhiui", 2},         {"arith.select", 3}};
+  if (const auto it = m.find(n); it != m.end()) return {it->second, it->second};
+  // Optional operands: a mask and an other value (tt.load), a mask (tt.store, tt.atomic_rmw), the
+  // use-accumulator flag (warp_group_dot), indices of the descriptor's rank.
+  static const std::map<std::string, std::pair<int, int>> ranges = {
+      {"tt.load", {1, 3}},
+      {"tt.store", {2, 3}},
+      {"tt.atomic_rmw", {2, 3}},
+      {"ttng.warp_group_dot", {3, 4}},
+      {"tt.descriptor_load", {2, -1}},
+      {"tt.descriptor_store", {3, -1}},
+      {"tt.descriptor_reduce", {3, -1}},
+      {"tt.make_tensor_descriptor", {3, -1}},
+      {"tt.reduce", {1, -1}},
+      {"tt.scan", {1, -1}},
+      {"ttg.local_alloc", {0, 1}}};
+  if (const auto it = ranges.find(n); it != ranges.end()) return it->second;
+  return {-1, -1};
+}
 
 namespace {
 

@@ -104,6 +104,58 @@ TEST_P(EmitHostileCorpus, EveryFieldDeletedOrRetypedIsAnErrorOrEmits) {
   EXPECT_GT(refused, tried / 2);
 }
 
+// Every op of the graph short of its last operand, its segments and the dropped value's users
+// mended so that the reader takes it (an arith.addi with one operand, a tt.load with no mask):
+// an error at the op or emitted text, and always an error for the arith and math ops, whose
+// operand counts MLIR fixes. Found by fuzz_graph: a scalar op with fewer operands than its
+// lowering reads threw std::out_of_range, which terminated `emit`; an elementwise op one operand
+// short printed a lambda that read an x1 it did not declare.
+TEST_P(EmitHostileCorpus, EveryOpShortOfAnOperandIsAnErrorOrEmits) {
+  const J base = J::parse(sched2cu::read_file(fs::path(SCHED2CU_SOURCE_DIR) / "examples" /
+                                              GetParam() / "schedule_graph.json"));
+  int tried = 0, fixed = 0;
+  for (size_t f = 0; f < base["ir"]["functions"].size(); ++f) {
+    const J& ops = base["ir"]["functions"][f]["ops"];
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i]["operands"].empty()) continue;
+      J doc = base;
+      J& fn = doc["ir"]["functions"][f];
+      J& op = fn["ops"][i];
+      const int dropped = op["operands"].back().get<int>();
+      op["operands"].erase(op["operands"].size() - 1);
+      J& seg = op["segments"];
+      for (size_t k = seg.size(); k-- > 0;)
+        if (seg[k].get<int>() > 0) {
+          seg[k] = seg[k].get<int>() - 1;
+          break;
+        }
+      bool still_used = false;
+      for (const J& v : op["operands"]) still_used |= v.get<int>() == dropped;
+      J& users = fn["values"][static_cast<size_t>(dropped)]["users"];
+      if (!still_used)
+        for (size_t k = 0; k < users.size(); ++k)
+          if (users[k] == op["id"]) {
+            users.erase(k);
+            break;
+          }
+      const std::string name = ops[i]["name"].get<std::string>();
+      const bool must_refuse = name.rfind("arith.", 0) == 0 || name.rfind("math.", 0) == 0;
+      ++tried;
+      fixed += must_refuse;
+      try {
+        const Outcome got = emit_text(doc.dump());
+        if (must_refuse) {
+          EXPECT_EQ(got, Outcome::Refused) << name << " (op " << i << ")";
+        }
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << name << " (op " << i << ") short of an operand: " << e.what();
+      }
+    }
+  }
+  EXPECT_GT(tried, 10);
+  EXPECT_GT(fixed, 0);
+}
+
 TEST(EmitHostile, NoGraphStringInjectsCxx) {
   const J base = J::parse(sched2cu::read_file(kGraph));
   std::map<std::string, std::string> fields;

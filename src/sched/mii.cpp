@@ -119,7 +119,12 @@ Mii compute_mii(const ddg::Ddg& g) {
     if (n.pipe != ddg::Pipe::NONE) pipe_sum[ddg::pipe_name(n.pipe)] += n.occupancy;
     if (n.stream != "none" && n.issue > 0) stream_sum[n.stream] += n.issue;
     max_issue = std::max(max_issue, n.issue);
-    if (n.super_node) m.super = std::max(m.super, n.latency);
+    // The inner loops of one body run one after another on the warps that run the body (a
+    // nested loop's steady state holds them until it drains), so an iteration of the body takes
+    // at least their summed latency. With only the longest as the bound, a row kernel's two
+    // passes were planned in two stages (pass 1 of row k beside pass 2 of row k - 1), which
+    // overlaps nothing and puts another row's reads between the two reads of each row.
+    if (n.super_node) m.super += n.latency;  // each saturates near --max-ii: no overflow
   }
   for (const auto& [p, s] : pipe_sum)
     if (s > m.engine) m.engine = s, m.engine_pipe = p;

@@ -23,7 +23,7 @@ struct NodeText {
 // The fill of stage `stage` (a colour-blind-safe palette, cycled).
 std::string stage_colour(int stage);
 
-// II against each bound: engine and issue parts, RecMII and the longest super-node.
+// II against each bound: engine and issue parts, RecMII and the summed super-nodes.
 std::string draw_bounds(const Bounds& b);
 // The modulo reservation table: rows x the II's columns.
 std::string draw_mrt(const Mrt& t, const sgraph::Loop& loop, const std::vector<NodeText>& texts);

@@ -191,7 +191,7 @@ std::string loop_section(const sgraph::ScheduleGraph& g, size_t li, Lines& lines
   if (!nest.empty()) s += "<p>" + nest + "</p>\n";
   const Bounds b = bounds(g, li);
   std::string mii = "MII " + n(b.mii) + " = max(ResMII " + n(b.res_mii) + ", RecMII " +
-                    n(b.rec_mii) + (b.super > 0 ? ", super-node " + n(b.super) : "") + ")";
+                    n(b.rec_mii) + (b.super > 0 ? ", super-nodes " + n(b.super) : "") + ")";
   s += "<p><b>" + escape("II " + n(b.ii)) + "</b> · " + escape(mii) + " · " +
        (b.optimal ? "<span class=\"ok\">proven optimal</span>"
                   : "<span class=\"fail\">not proven optimal</span>") +

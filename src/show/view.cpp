@@ -121,7 +121,7 @@ Bounds bounds(const ScheduleGraph& g, size_t loop) {
     if (n.pipeline != "NONE") engine[n.pipeline] += n.occupancy;
     if (holds_issue(n)) issue[n.role] += n.issue_cost;
     one_op = std::max<int64_t>(one_op, n.issue_cost);
-    if (n.child_loop >= 0) b.super = std::max<int64_t>(b.super, n.latency);
+    if (n.child_loop >= 0) b.super += n.latency;  // nested loops run one after another
   }
   for (const char* p : kPipelines)
     if (engine.count(p) != 0) b.engine.push_back({p, engine[p]});

@@ -151,6 +151,14 @@ TEST(LoadPath, PointerLoadKernelsHaveNoProducerAndOneStageLoops) {
     ASSERT_EQ(g.graph.loops.size(), 3u);
     EXPECT_EQ(g.graph.loops[1].stages, 1);  // the two chunk loops (n_cols is a run-time value)
     EXPECT_EQ(g.graph.loops[2].stages, 1);
+    // The row loop runs its two passes over the same row back to back (it was two stages: pass
+    // 1 of row k beside pass 2 of row k - 1, when only the longest inner loop bounded its II).
+    const auto& rows = g.graph.loops[0];
+    EXPECT_EQ(rows.stages, 1);
+    int64_t inner = 0;
+    for (const auto& n : rows.nodes)
+      if (n.child_loop >= 0) inner += n.latency;
+    EXPECT_GE(rows.ii, inner);
     for (const auto& L : g.graph.loops)
       for (const auto& n : L.nodes) EXPECT_TRUE(n.role == 0 || n.role == -1);
     EXPECT_NO_THROW(sgraph::validate(g.graph, "x"));

@@ -125,6 +125,21 @@ TEST(Mii, LongChainsAndComponents) {
   EXPECT_EQ(compute_mii(g).rec, std::max<int64_t>(40, (2 * (n / 2 - 1) + 3 + 3) / 4));
 }
 
+// The nested loops of one body run one after another on its warps: their latencies add up (the
+// longest alone let a row loop's two passes be planned in two stages that overlap nothing).
+TEST(Mii, NestedLoopsOfOneBodyAddUp) {
+  Ddg g;
+  for (int64_t lat : {3000, 2000}) {
+    Node n = mk("scf.for", Pipe::NONE, "none", lat, 0, 0);
+    n.super_node = true;
+    g.add_node(n);
+  }
+  g.add_node(mk("x", Pipe::CUDA, "consumer", 4, 2, 2));
+  const Mii m = compute_mii(g);
+  EXPECT_EQ(m.super, 5000);
+  EXPECT_EQ(m.mii, 5000);
+}
+
 TEST(Mii, ZeroDistanceCircuitIsAnError) {
   Ddg g;
   g.add_node(mk("a", Pipe::NONE, "none", 0, 0, 0));

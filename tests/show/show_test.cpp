@@ -195,7 +195,7 @@ TEST(ShowModel, BoundsMatchTheRecordedResMii) {
   EXPECT_FALSE(b.optimal);
   const std::string page = render_schedule_page(g7, {"", {}});
   EXPECT_NE(page.find("not proven optimal"), std::string::npos);
-  EXPECT_NE(page.find("super-node 32768"), std::string::npos);
+  EXPECT_NE(page.find("super-nodes 32768"), std::string::npos);
 }
 
 TEST(ShowModel, LanesKeepBoxesApart) {

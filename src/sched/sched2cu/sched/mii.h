@@ -1,7 +1,8 @@
 // Lower bounds on the initiation interval: ResMII from engine occupancy per pipeline and issue
 // cost per stream, RecMII from every dependence circuit (exact: the smallest II without a
-// positive-weight circuit under weights latency - distance*II), MII = max of them and of any
-// super-node's latency. Must never use latency for ResMII or occupancy for RecMII.
+// positive-weight circuit under weights latency - distance*II), MII = max of them and of the
+// summed latency of the super-nodes (nested loops). Must never use latency for ResMII or occupancy
+// for RecMII.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@ struct Mii {
   std::string issue_stream;
   int64_t res = 0;    // max(engine, issue)
   int64_t rec = 0;    // 0 when there is no circuit
-  int64_t super = 0;  // max super-node latency
+  int64_t super = 0;  // summed super-node latency (nested loops run one after another)
   int64_t mii = 1;
 };
 

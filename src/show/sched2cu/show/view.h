@@ -45,7 +45,7 @@ struct Load {
 
 // The II and its lower bounds. engine: summed occupancy per pipeline; issue: summed issue cost
 // per role (the issue streams), and "one op" where a single op's cost exceeds them; their maximum
-// is ResMII as the scheduler computes it, and MII = max(ResMII, RecMII, the longest super-node
+// is ResMII as the scheduler computes it, and MII = max(ResMII, RecMII, the summed super-node
 // latency) (docs/scheduler.md, "MII").
 struct Bounds {
   int64_t ii = 0, res_mii = 0, rec_mii = 0, super = 0, mii = 0;

@@ -96,10 +96,11 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
   }
   blk.push_back(warpgroup_sync(blocked_bar(c), "the whole tile is written"));
   std::vector<Stmt> st;
-  st.push_back(for_("int j = 0", "j < " + S(nbox), "++j",
-                    {code("tma_store_2d(&" + d.map + ", " + stage + " + j * " + S(box_bytes) +
-                          "u, " + R(o.operands.at(2)) + " + j * " + S(w) + ", " + row + ");")},
-                    S(nbox) + " boxes"));
+  st.push_back(
+      for_("int j = 0", "j < " + S(nbox), "++j",
+           {code(tma_copy_2d(c, o, d) + "(&" + d.map + ", " + stage + " + j * " + S(box_bytes) +
+                 "u, " + R(o.operands.at(2)) + " + j * " + S(w) + ", " + row + ");")},
+           S(nbox) + " boxes"));
   st.push_back(code("tma_commit();"));
   std::vector<Stmt> one{
       tma_op(Stmt::Kind::TmaStore, st, {}, "",

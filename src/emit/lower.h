@@ -362,6 +362,11 @@ void store_staged(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgr
                   bool in_loop, std::vector<Stmt>& blk);
 // store_ring.cpp: a tile stored or reduce-added every iteration of a loop through a ring of
 // whole-tile staging slots (staging buffer b of depth >= 2 holding the whole tile).
+// The TMA copy a 2-D store op issues per box: "tma_store_2d", or for tt.descriptor_reduce
+// "tma_reduce_add_2d" after checking its kind (add) and element type (f32, f16, bf16: what a
+// tensor map's reduce-add takes). Every store path asks here, so that no path can issue a plain
+// store for a reduce (the blocked-tile path did: `desc.atomic_add` of an f16 tile stored it).
+std::string tma_copy_2d(const Ctx& c, const ttgir::Op& o, const Desc& d);
 bool is_tile_ring(const Lower& L, const ttgir::Op& o, const Val& v, const sgraph::Buffer& b);
 void store_tile_ring(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const sgraph::Buffer& b,
                      std::vector<Stmt>& blk);

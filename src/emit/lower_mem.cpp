@@ -365,6 +365,14 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
       L.overlay_synced = true;
     }
   }
+  // A reduce-add goes through the paths that ask tma_copy_2d; the row-vector and staged-operand
+  // paths store only.
+  if (o.name == "tt.descriptor_reduce" &&
+      (v.lay == Lay::Row || (v.lay == Lay::Acc && v.staged >= 0)))
+    c.fail(o.id,
+           std::string("a TMA reduce-add of ") +
+               (v.lay == Lay::Row ? "a row vector" : "a tile computed from a staged operand") +
+               " is not implemented");
   if (v.lay == Lay::BTile) {
     store_blocked_tile(L, o, d, v, *b, in_loop, blk);
     out.body.push_back(block(blk, c.note(o.id) + " via staging buffer " + S(b->id)));
@@ -386,11 +394,6 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
     out.body.push_back(block(blk, c.note(o.id) + " via staging ring " + S(b->id)));
     return;
   }
-  if (o.name == "tt.descriptor_reduce")
-    c.fail(o.id,
-           "a TMA reduce-add is implemented inside a loop through a ring of whole-tile "
-           "staging slots (staging buffer " +
-               S(b->id) + " is not one)");
   if (v.col_parts > 1)
     c.fail(o.id,
            "storing a column-split accumulator tile outside a staging ring is not "
@@ -488,8 +491,8 @@ void lower_descriptor_store(Lower& L, const ttgir::Op& o, Lowered& out) {
   chunk.push_back(if_(
       "thread_idx_in_warpgroup() == 0",
       {tma_op(Stmt::Kind::TmaStore,
-              {code("tma_store_2d(&" + d.map + ", " + at + ", " + col + " + " + S(w) + " * ch, " +
-                    rows + ");"),
+              {code(tma_copy_2d(c, o, d) + "(&" + d.map + ", " + at + ", " + col + " + " + S(w) +
+                    " * ch, " + rows + ");"),
                code("tma_commit();")},
               {}, "", {Lower::staging_access(*b, slot, box_bytes, Access::Engine::Tma, false)})},
       "one thread stores the box"));

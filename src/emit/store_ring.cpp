@@ -9,6 +9,19 @@
 
 namespace sched2cu::emit {
 
+std::string tma_copy_2d(const Ctx& c, const ttgir::Op& o, const Desc& d) {
+  if (o.name != "tt.descriptor_reduce") return "tma_store_2d";
+  // The reduction kind is the op's first positional keyword (`tt.descriptor_reduce add, ...`).
+  const ttgir::Attribute* kind = o.attr("_pos0");
+  const std::string k = kind == nullptr ? std::string() : kind->text;
+  if (k != "add")
+    c.fail(o.id, "descriptor_reduce " + (k.empty() ? std::string("(no kind)") : k) +
+                     " is not implemented (TMA reduce-add is)");
+  if (d.elem != "f32" && d.elem != "f16" && d.elem != "bf16")
+    c.fail(o.id, "a TMA reduce-add of " + d.elem + " is not implemented (f32, f16, bf16)");
+  return "tma_reduce_add_2d";
+}
+
 bool is_tile_ring(const Lower& L, const ttgir::Op& o, const Val& v, const sgraph::Buffer& b) {
   const int li = L.c.loop_of_op(o.id);
   if (li < 0 || b.loop != li || b.depth < 1 || v.lay != Lay::Acc || v.staged >= 0) return false;
@@ -24,13 +37,8 @@ void store_tile_ring(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const 
                      std::vector<Stmt>& blk) {
   Ctx& c = L.c;
   const bool reduce = o.name == "tt.descriptor_reduce";
+  const std::string copy = tma_copy_2d(c, o, d) + "(&";
   if (reduce) {
-    // The reduction kind is the op's first positional keyword (`tt.descriptor_reduce add, ...`).
-    const ttgir::Attribute* kind = o.attr("_pos0");
-    const std::string k = kind == nullptr ? std::string() : kind->text;
-    if (k != "add")
-      c.fail(o.id, "descriptor_reduce " + (k.empty() ? std::string("(no kind)") : k) +
-                       " is not implemented (TMA reduce-add of f32 is)");
     if (d.elem != "f32" || v.elem != "f32" || v.packed)
       c.fail(o.id, "a TMA reduce-add is implemented for f32 tiles");
   } else if (v.packed || (v.elem != d.elem) ||
@@ -86,7 +94,6 @@ void store_tile_ring(Lower& L, const ttgir::Op& o, Desc& d, const Val& v, const 
   }
   chunk.push_back(sync_op(Stmt::Kind::ProxyFence, "generic-proxy writes -> TMA"));
   chunk.push_back(warpgroup_sync(S(c.bar_warpgroup()) + " + wg", "the whole box is written"));
-  const char* copy = reduce ? "tma_reduce_add_2d(&" : "tma_store_2d(&";
   chunk.push_back(if_("thread_idx_in_warpgroup() == 0",
                       {tma_op(Stmt::Kind::TmaStore,
                               {code(copy + d.map + ", " + at_of("ch") + ", " + col + " + " + S(w) +

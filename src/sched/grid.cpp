@@ -376,10 +376,32 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
       continue;
     }
     std::optional<GridExpr> found;
+    std::string found_why = "from the descriptor coordinates it indexes";
     for (const auto& u : uses) {
       auto it = u.form.coef.find(axis);
       if (it == u.form.coef.end() || !u.extent) continue;
       auto c = const_of(it->second);
+      // A coordinate a loop moves too. With unknown steps (a loop-carried offset) it says
+      // nothing. `pid * BLOCK + k * S` (split-K: each program takes the BLOCK-wide slices pid,
+      // pid + S / BLOCK, ... of the dimension) covers it with S / BLOCK programs; read as
+      // `pid * BLOCK` alone it gave cdiv(extent, BLOCK) programs, each summing slices others
+      // summed too.
+      if (u.form.carried) continue;
+      if (!u.form.loop.empty()) {
+        if (u.form.coef.size() != 1 || u.form.loop.size() != 1 || !c || *c != u.block || *c <= 0)
+          continue;
+        const ttgir::ForLoop L = f.for_loop(u.form.loop.begin()->first);
+        const auto lc = const_of(u.form.loop.begin()->second);
+        const auto st = dv.sym(L.step);
+        const auto sc = st ? const_of(*st) : std::nullopt;
+        if (!lc || !sc || *lc <= 0 || *sc <= 0 || (*lc * *sc) % *c != 0) continue;
+        const long long programs = *lc * *sc / *c;
+        found = GridExpr::integer(programs);
+        found_why = "the loop moves the coordinate `pid * " + std::to_string(*c) + " + k * " +
+                    std::to_string(*lc * *sc) + "`: " + std::to_string(programs) +
+                    " programs share the steps, as split-K does";
+        break;
+      }
       // Inner axis: its coefficient is the block size; an outer axis (if any) steps by P.
       if (c && *c == u.block && *c > 0) {
         std::optional<Poly> outer;
@@ -441,8 +463,7 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
                   "over a count it does not take, such as `grid = (M,)` of a row kernel, needs "
                   "that count as a parameter)");
     }
-    notes.push_back("grid " + ax + ": " + sgraph::to_text(*found) +
-                    " (from the descriptor coordinates it indexes)");
+    notes.push_back("grid " + ax + ": " + sgraph::to_text(*found) + " (" + found_why + ")");
     grid.push_back(*found);
   }
   return grid;

@@ -148,7 +148,17 @@ Linear Deriver::lin(ValueId v, int depth) const {
   Linear r;
   if (depth > 64) return {{}, false};
   const auto& val = f_.value(v);
-  if (val.def_op == ttgir::kNoId) return r;  // a parameter or a loop variable: no pid term
+  if (val.def_op == ttgir::kNoId) {  // a parameter (no term), or a block argument of a loop
+    if (val.owner_op != ttgir::kNoId && f_.op(val.owner_op).name == "scf.for") {
+      if (val.arg_index == 0)
+        r.loop[val.owner_op] = poly_const(1);
+      else
+        r.carried = true;
+    } else if (val.owner_op != ttgir::kNoId) {
+      r.carried = true;  // a block argument of another region: unknown per-iteration steps
+    }
+    return r;
+  }
   const Op& d = f_.op(val.def_op);
   if (d.name == "tt.get_program_id") {
     r.coef[axis_of(d)] = poly_const(1);
@@ -159,8 +169,10 @@ Linear Deriver::lin(ValueId v, int depth) const {
   if (d.name == "arith.addi" || d.name == "arith.subi") {
     Linear a = lin(d.operands[0], depth + 1), b = lin(d.operands[1], depth + 1);
     if (!a.ok || !b.ok) return {{}, false};
-    for (const auto& [ax, c] : b.coef)
-      a.coef[ax] = add(a.coef[ax], c, d.name == "arith.subi" ? -1 : 1);
+    const long long sign = d.name == "arith.subi" ? -1 : 1;
+    for (const auto& [ax, c] : b.coef) a.coef[ax] = add(a.coef[ax], c, sign);
+    for (const auto& [l, c] : b.loop) a.loop[l] = add(a.loop[l], c, sign);
+    a.carried |= b.carried;
     return a;
   }
   if (d.name == "arith.muli") {
@@ -170,17 +182,23 @@ Linear Deriver::lin(ValueId v, int depth) const {
       Linear a = lin(d.operands[k], depth + 1);
       if (!a.ok) return a;
       for (auto& [ax, c] : a.coef) c = mul(c, *s);
+      for (auto& [l, c] : a.loop) c = mul(c, *s);
       return a;
     }
     Linear a = lin(d.operands[0], depth + 1), b = lin(d.operands[1], depth + 1);
-    if (a.coef.empty() && b.coef.empty() && a.ok && b.ok) return r;
+    if (a.coef.empty() && b.coef.empty() && a.ok && b.ok) {
+      r.carried = a.carried || b.carried || !a.loop.empty() || !b.loop.empty();
+      return r;
+    }
     return {{}, false};
   }
   if (d.name == "arith.constant") return r;
-  // Anything else that involves a program id makes the form unknown.
+  // Anything else that involves a program id makes the form unknown; one that involves a loop
+  // variable moves the coordinate by steps the form does not hold.
   for (ValueId o : d.operands) {
     Linear x = lin(o, depth + 1);
     if (!x.ok || !x.coef.empty()) return {{}, false};
+    r.carried |= x.carried || !x.loop.empty();
   }
   return r;
 }

@@ -44,6 +44,11 @@ int axis_of(const Op& op);
 struct Linear {
   std::map<int, Poly> coef;  // program-id axis -> coefficient
   bool ok = true;            // false: not linear in the program ids with symbolic coefficients
+  // The terms that move the coordinate from one loop iteration to the next: the coefficient of
+  // each scf.for's induction variable (by loop op), and whether a loop-carried value or a
+  // non-linear function of an induction variable enters (its steps are then unknown).
+  std::map<ttgir::OpId, Poly> loop;
+  bool carried = false;
 };
 
 // f(op, d, coordinate, extent, block) for every coordinate d of a tt.descriptor_load / store of
@@ -75,8 +80,10 @@ class Deriver {
   // back as cdiv(M, 128). Only the operators the generated launcher evaluates the same way.
   std::optional<GridExpr> expr(ValueId v, int depth = 0) const;
 
-  // Linear form of an index value in the program ids (other terms ignored: they offset the
-  // coordinate inside a program's block, e.g. a loop's induction variable).
+  // Linear form of an index value in the program ids (constant and parameter terms ignored: they
+  // offset every program's coordinate alike), with the loop terms kept apart (Linear::loop): a
+  // split-K program's `pid_k * BLOCK + k * BLOCK * SPLIT` moves across blocks of the dimension
+  // its program id indexes.
   Linear lin(ValueId v, int depth = 0) const;
 
   // The descriptor coordinates of every tt.descriptor_load / store in program order:

@@ -38,6 +38,7 @@ class Lifter {
   std::string alias_for(const Tile& t);
   void check_transposed_reads(const Tile& t);
   bool read_transposed(const Op& alloc) const;
+  bool reduces(const Op& atomic) const;
   std::string describe(const Tile& t, bool is_load) const;
 
   Module& m_;
@@ -154,11 +155,17 @@ ValueId Lifter::descriptor(const Tile& t, OpId before) {
 
 std::string Lifter::describe(const Tile& t, bool is_load) const {
   const Op& o = f_.op(t.op);
+  const bool add = o.name == "tt.atomic_rmw";
   std::string s = (o.loc.src.known() ? o.loc.src.str() : o.loc.ir.str()) + ": pointer " +
-                  (is_load ? "load" : "store") + " lifted to a TMA " +
-                  (is_load ? "load" : "store") + " of " + name(t.base) + " as [" +
-                  name(t.extent[0]) + ", " + name(t.extent[1]) + "] (row stride " +
-                  name(t.row_stride) +
+                  (is_load ? "load"
+                   : add   ? "atomic add"
+                           : "store") +
+                  " lifted to a TMA " +
+                  (is_load ? "load"
+                   : add   ? "reduce-add"
+                           : "store") +
+                  " of " + name(t.base) + " as [" + name(t.extent[0]) + ", " + name(t.extent[1]) +
+                  "] (row stride " + name(t.row_stride) +
                   (t.col_stride == kNoId
                        ? std::string()
                        : ", column stride " + name(t.col_stride) + " checked to be 1 at launch") +
@@ -201,13 +208,38 @@ void Lifter::check_transposed_reads(const Tile& t) {
   }
 }
 
+// Whether a tt.atomic_rmw of an MMA result is a TMA reduce-add (split-K's `tl.atomic_add(c_ptrs,
+// acc, mask=...)`): an f32/f16/bf16 add at function scope whose old values nobody reads. The
+// reduce-add is element-wise atomic but orders nothing, so a stronger memory order (Triton's
+// default is acq_rel) is kept only where it orders nothing either: no other op of the kernel
+// writes memory, and none after it reads memory.
+bool Lifter::reduces(const Op& a) const {
+  const Attribute* kind = a.attr("_pos0");
+  const Attribute* sem = a.attr("_pos1");
+  if (kind == nullptr || kind->text != "fadd" || a.results.size() != 1 ||
+      !f_.value(a.results[0]).users.empty() || f_.enclosing_for(a.id) != kNoId ||
+      a.operands.size() < 2)
+    return false;
+  const std::string e = f_.value(a.operands[1]).type.element_type().name;
+  if (e != "f32" && e != "f16" && e != "bf16") return false;
+  if (sem != nullptr && sem->text == "relaxed") return true;
+  for (const Op& o : f_.ops) {
+    if (o.id == a.id) continue;
+    const bool writes = o.name == "tt.store" || o.name == "tt.atomic_rmw" ||
+                        o.name == "tt.atomic_cas" || is_descriptor_store(o.name);
+    const bool reads = o.name == "tt.load" || o.name == "tt.descriptor_load";
+    if (writes || (reads && o.id > a.id)) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> Lifter::run() {
   // Loads feeding an MMA operand (through local_alloc, maybe transposed); stores of MMA results.
   std::vector<OpId> loads, stores;
   for (const Op& o : f_.ops) {
     if (o.name == "ttng.warp_group_dot")
       for (OpId s : reader_.reached_stores(o.results.at(0), nullptr))
-        if (f_.op(s).name == "tt.store" &&
+        if ((f_.op(s).name == "tt.store" || reduces(f_.op(s))) &&
             std::find(stores.begin(), stores.end(), s) == stores.end())
           stores.push_back(s);
     if (o.name != "tt.load" || o.results.size() != 1 ||
@@ -289,10 +321,18 @@ std::vector<std::string> Lifter::run() {
       const ValueId r = coordinate(t, 0, t.op), c = coordinate(t, 1, t.op);
       Op& o = f_.ops[static_cast<size_t>(t.op)];
       const ValueId v = o.operands.at(1);
-      o.name = "tt.descriptor_store";
+      const bool add = o.name == "tt.atomic_rmw";
+      o.name = add ? "tt.descriptor_reduce" : "tt.descriptor_store";
       o.operands = {d, r, c, v};
       o.operand_segments = {1, 2, 1};
       o.attrs.clear();
+      if (add) {  // `tt.descriptor_reduce add, ...`; its old values were unused (reduces)
+        Attribute k;
+        k.kind = Attribute::Kind::Keyword;
+        k.text = "add";
+        o.attrs.emplace_back("_pos0", k);
+        o.results.clear();
+      }
     }
   } catch (const Fail& e) {
     throw Error(f_.loc.ir, "schedule: lifting pointer tiles: " + e.why);

@@ -212,10 +212,11 @@ void TileReader::bound(Tile& t, const std::vector<Cond>& conds, bool is_load) co
       t.extent[d] = c->bound;
       continue;
     }
-    // Stepped dimension: `arange < bound - offset` or `arange + offset < bound`, the offset
-    // this iteration's step sum.
-    if (L == nullptr || ix.start != kNoId)
-      throw Fail{"a stepped dimension whose index does not start at 0"};
+    // Stepped dimension: `[start +] arange < bound - offset` or `arange + offset < bound`, the
+    // offset this iteration's step sum. A start (split-K's `pid_k * BLOCK_K + arange`) is the
+    // first iteration's coordinate: `start + arange < bound - offset` is `start + offset + arange
+    // < bound`, the global index against the extent.
+    if (L == nullptr) throw Fail{"a stepped dimension outside a loop"};
     const auto same = [&](ValueId a, ValueId b, int64_t bc) {
       if (a == kNoId) return const_int(b) == bc;
       return a == b || (const_int(a) && const_int(a) == const_int(b));
@@ -231,15 +232,15 @@ void TileReader::bound(Tile& t, const std::vector<Cond>& conds, bool is_load) co
       return ok;
     };
     const Op* sub = def(c->bound);
-    if (c->idx.start == kNoId && sub != nullptr && sub->name == "arith.subi" &&
+    if (c->idx == ix && sub != nullptr && sub->name == "arith.subi" &&
         step_sum(narrow(sub->operands.at(1)))) {
       t.extent[d] = narrow(sub->operands.at(0));
-    } else if (c->idx.start != kNoId && step_sum(c->idx.start)) {
+    } else if (ix.start == kNoId && c->idx.start != kNoId && step_sum(c->idx.start)) {
       t.extent[d] = c->bound;
     } else {
       throw Fail{
-          "the mask of the stepped dimension is not `tl.arange(0, n) < bound - k * step` "
-          "or `tl.arange(0, n) + k * step < bound`"};
+          "the mask of the stepped dimension is not `[start +] tl.arange(0, n) < bound - k * "
+          "step` or `tl.arange(0, n) + k * step < bound`"};
     }
   }
   for (int d = 0; d < 2; ++d)
@@ -340,8 +341,10 @@ std::vector<OpId> TileReader::reached_stores(ValueId from, std::vector<std::stri
           if (o.operands.at(k) == v && p.name == "scf.for") work.push_back(p.results.at(k));
       } else if (elementwise) {
         for (ValueId r : o.results) work.push_back(r);
-      } else if ((o.name == "tt.store" || is_descriptor_store(o.name)) && o.operands.size() > 1 &&
-                 o.operands.at(o.name == "tt.store" ? 1 : o.operands.size() - 1) == v) {
+      } else if ((o.name == "tt.store" || o.name == "tt.atomic_rmw" ||
+                  is_descriptor_store(o.name)) &&
+                 o.operands.size() > 1 &&
+                 o.operands.at(is_descriptor_store(o.name) ? o.operands.size() - 1 : 1) == v) {
         stores.push_back(u);
       } else if (stop != nullptr) {
         stop->push_back(o.name);

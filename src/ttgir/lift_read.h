@@ -54,8 +54,8 @@ class TileReader {
   explicit TileReader(const Function& f) : f_(f) {}
   // The load (is_load) or store `op` as a tile of a tensor; throws Fail with the reason.
   Tile analyze(OpId op, bool is_load) const;
-  // The stores an MMA result reaches through elementwise ops and the accumulator's loop; with
-  // `stop`, the names of the first ops that are neither.
+  // The stores (and tt.atomic_rmw ops) an MMA result reaches through elementwise ops and the
+  // accumulator's loop; with `stop`, the names of the first ops that are neither.
   std::vector<OpId> reached_stores(ValueId from, std::vector<std::string>* stop) const;
   // Throws Fail unless every wrapped index of load `t` reaches only stores in `stores` bounded
   // by the same extent from the same start.

@@ -349,6 +349,35 @@ TEST(BlockedEmit, ExtuiZeroExtends) {
   EXPECT_NE(s.find("static_cast<long long>(static_cast<unsigned>(seed))"), std::string::npos);
 }
 
+// `desc.atomic_add` of a blocked tile (tt.descriptor_reduce add, f16): reduce-added by TMA box by
+// box. The blocked-tile store path issued tma_store_2d for it, a plain store (wrong results,
+// silently); a reduction kind other than add is refused at the op.
+TEST(BlockedEmit, DescriptorReduceOfABlockedTileReduceAdds) {
+  const std::string text =
+      sched2cu::read_file((kRoot / "tests/emit/desc_reduce_input.ttgir").string());
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  auto emit_text = [&](const std::string& ttgir) {
+    const auto ks = sched2cu::sched::schedule_kernel(
+        sched2cu::ttgir::parse_module(ttgir, "desc_reduce_input.ttgir"), "dred_kernel", t, {});
+    return emit_cuda(ks.graph, {});
+  };
+  const std::string s = emit_text(text);
+  EXPECT_NE(s.find("tma_reduce_add_2d(&"), std::string::npos);
+  EXPECT_EQ(s.find("tma_store_2d("), std::string::npos);
+  std::string max = text;
+  const std::string add = "tt.descriptor_reduce add,";
+  ASSERT_NE(max.find(add), std::string::npos);
+  max.replace(max.find(add), add.size(), "tt.descriptor_reduce max,");
+  try {
+    (void)emit_text(max);
+    ADD_FAILURE() << "a reduce-max was emitted";
+  } catch (const sched2cu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("descriptor_reduce max is not implemented"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // tl.max(x, 1, return_indices=True) of a [4, 1024] tile and tl.argmin of a 1-D row: a
 // two-operand tt.reduce reduces a tile of value-index pairs with the region's combine and splits
 // the reduced pairs (emit refused both: "only single-operand reductions"); a result nothing

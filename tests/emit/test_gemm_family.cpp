@@ -456,3 +456,12 @@ TEST(GemmFamily, AttentionTutorialStoresItsRowVectorAndKeepsRangesAcrossPhases) 
   for (size_t at = s.find(decl); at != std::string::npos; at = s.find(decl, at + 1)) ++n;
   EXPECT_EQ(n, 3u);
 }
+
+// Split-K's `tl.atomic_add(c_ptrs, acc, mask=...)` of the accumulator after the K loop, lifted to
+// tt.descriptor_reduce add: the function-scope staging path reduce-adds each box (it refused
+// reduce-adds outside a loop's staging ring); nothing is stored plainly.
+TEST(GemmFamily, SplitKReduceAddsTheAccumulatorAfterTheLoop) {
+  const std::string s = emitted(kRoot / "tests/harness/gpu_cases/splitk_gemm/schedule_graph.json");
+  EXPECT_NE(s.find("tma_reduce_add_2d(&"), std::string::npos);
+  EXPECT_EQ(s.find("tma_store_2d("), std::string::npos);
+}

@@ -438,6 +438,20 @@ TEST(Kernel, UnderivableGridAxisNamesTheProgramIdAndTheFlag) {
   EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(M, 64)");
 }
 
+// Split-K (tests/ttgir/lift/split_k.py): the K coordinate is `pid_k * 64 + k * 256`, so the
+// programs along y share the loop's steps, 256 / 64 = 4 of them. Read as `pid_k * 64` alone it
+// gave cdiv(K, 64) programs, each summing slices another program summed too.
+TEST(Kernel, SplitKGridIsTheSliceCount) {
+  InRepo here;
+  auto t = target();
+  auto ks = sched::schedule_kernel(ttgir::parse_file("tests/ttgir/lift/split_k.ttgir"), "x", t, {});
+  EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[1]), "4");
+  bool noted = false;
+  for (const auto& n : ks.notes)
+    noted |= n.find("grid y: 4 (the loop moves the coordinate `pid * 64 + k * 256`") != n.npos;
+  EXPECT_TRUE(noted);
+}
+
 // The tutorial's grouped launch order (pid_m, pid_n from pid by division and remainder): the
 // grid is the tile count, found by evaluating the coordinates; a decomposition that misses or
 // repeats tiles on some shape is refused as before.

@@ -103,6 +103,56 @@ INSTANTIATE_TEST_SUITE_P(Lift, LiftAccepts,
                                            "runtime_stride.ttgir", "b_transposed.ttgir",
                                            "i64_offsets.ttgir"));
 
+// Split-K: each program's K index starts at its slice (pid_k * BLOCK_K + arange) and steps by
+// BLOCK_K * SPLIT_K, masked `offs_k < K - k * step`; it was refused ("a stepped dimension whose
+// index does not start at 0"). The start is the first iteration's coordinate and the extent is K.
+// The tl.atomic_add of the partial tile (acq_rel, the kernel's only write, nothing read after it)
+// becomes a TMA reduce-add; one that a later load could observe stays an atomic.
+TEST(Lift, SplitKSlicesStartAtTheProgramsSlice) {
+  const std::string text = read_file(kRoot + "/tests/ttgir/lift/split_k.ttgir");
+  Module m = parse_module(text, "tests/ttgir/lift/split_k.ttgir");
+  const auto notes = lift_pointer_tiles(m, "matmul_kernel");
+  ASSERT_EQ(notes.size(), 3U);
+  EXPECT_NE(notes[0].find("a_ptr as [M, K] (row stride stride_am), box 128x64, stepping the "
+                          "columns by 256"),
+            std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[1].find("b_ptr as [K, N] (row stride stride_bk), box 64x128, stepping the rows "
+                          "by 256"),
+            std::string::npos)
+      << notes[1];
+  EXPECT_NE(notes[2].find("pointer atomic add lifted to a TMA reduce-add of c_ptr as [M, N]"),
+            std::string::npos)
+      << notes[2];
+  const Function& f = m.functions.at(0);
+  expect_consistent(f);
+  const auto n = test::op_counts(f);
+  EXPECT_EQ(n.count("tt.load") + n.count("tt.atomic_rmw"), 0U);
+  EXPECT_EQ(n.at("tt.descriptor_load"), 2);
+  EXPECT_EQ(n.at("tt.descriptor_reduce"), 1);
+  // Each load's K coordinate is the slice's start plus k times the step: pid_k * 64 + k * 256.
+  int starts = 0;
+  for (const Op& o : f.ops) {
+    if (o.name != "tt.descriptor_load") continue;
+    for (ValueId c : o.operands) {
+      const Op* add = f.def_op(c);
+      if (add == nullptr || add->name != "arith.addi") continue;
+      const Op* start = f.def_op(add->operands.at(0));
+      starts += start != nullptr && start->name == "arith.muli";
+    }
+  }
+  EXPECT_EQ(starts, 2);
+  EXPECT_EQ(module_from_json(nlohmann::json::parse(to_json(m).dump())), m);
+  // A load of C after the atomic could observe the order acq_rel gives and TMA does not.
+  std::string later = text;
+  const std::string ret = "    tt.return";
+  ASSERT_NE(later.find(ret), std::string::npos);
+  later.insert(later.find(ret), "    %late = tt.load %c_ptr : !tt.ptr<f32>\n");
+  Module m2 = parse_module(later, "late.ttgir");
+  EXPECT_EQ(lift_pointer_tiles(m2, "matmul_kernel").size(), 2U);
+  EXPECT_EQ(test::op_counts(m2.functions.at(0)).at("tt.atomic_rmw"), 1);
+}
+
 TEST(Lift, NothingToLiftLeavesTheModuleAlone) {
   Module m = load("examples/case1_simple_gemm/pre_modulo.ttgir");
   const Module before = m;

@@ -121,7 +121,7 @@ KernelSchedule schedule_paths(const ttgir::Module& m, const std::string& source,
     // Straight-line code (an elementwise kernel): nothing to pipeline, so no producer
     // warpgroup; with one role there is no setmaxnreg, and the registers the code really uses
     // set how many CTAs share an SM.
-    KernelSchedule ks = schedule_kernel_with(m, source, t, o, {}, false, 1);
+    KernelSchedule ks = schedule_kernel_with(m, source, t, o, c.ops, false, 1);
     ks.graph.launch.load_path = "global";
     ks.notes.emplace_back(
         "load path: plain global loads, no producer warpgroup (the kernel has no loop)");

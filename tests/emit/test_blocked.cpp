@@ -378,6 +378,23 @@ TEST(BlockedEmit, DescriptorReduceOfABlockedTileReduceAdds) {
   }
 }
 
+// A kernel without loops whose tile comes in through a tensor descriptor: plain loads into
+// registers in the one role (no producer warpgroup, no shared memory for the load), the result
+// stored by TMA. emit refused it: "a load before the loops needs a resident buffer and channel".
+TEST(BlockedEmit, ALoopFreeDescriptorLoadIsAPlainLoad) {
+  const std::string text =
+      sched2cu::read_file((kRoot / "tests/emit/desc_scale_input.ttgir").string());
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  const auto ks = sched2cu::sched::schedule_kernel(
+      sched2cu::ttgir::parse_module(text, "desc_scale_input.ttgir"), "desc_scale_kernel", t, {});
+  ASSERT_EQ(ks.graph.launch.roles.size(), 1u);
+  EXPECT_EQ(ks.graph.launch.load_path, "global");
+  const std::string s = emit_cuda(ks.graph, {});
+  EXPECT_NE(s.find("bload_box<"), std::string::npos);
+  EXPECT_NE(s.find("tma_store_2d(&"), std::string::npos);
+  EXPECT_EQ(s.find("tma_load"), std::string::npos);
+}
+
 // tl.max(x, 1, return_indices=True) of a [4, 1024] tile and tl.argmin of a 1-D row: a
 // two-operand tt.reduce reduces a tile of value-index pairs with the region's combine and splits
 // the reduced pairs (emit refused both: "only single-operand reductions"); a result nothing

@@ -24,8 +24,9 @@ enum class LoadMode { Auto, Tma, Global };
 LoadMode parse_load_mode(const std::string& s);
 
 struct LoadCandidates {
-  // tt.descriptor_loads inside a loop whose tile only registers read (a blocked layout, no
-  // local_alloc, no MMA operand): either path can bring them in.
+  // tt.descriptor_loads inside a loop (or anywhere in a kernel without loops) whose tile only
+  // registers read (a blocked layout, no local_alloc, no MMA operand): either path can bring
+  // them in (without loops, only the plain load is built).
   std::set<ttgir::OpId> ops;
   // The first load that needs TMA whatever the choice (an MMA operand, a resident tile), or -1:
   // then the kernel has a producer warpgroup anyway, and the candidates stay on TMA.

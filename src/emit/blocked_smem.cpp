@@ -1,6 +1,6 @@
 // The blocked world's shared-memory tiles (docs/emitter.md, "Blocked layouts"): a TMA-loaded
 // tile read from its ring slot into registers where it is first used (bind_smem_tile,
-// materialize_smem_tiles), and a blocked 16-bit tile stored through staging and TMA
+// materialize_smem_tiles), and a blocked 16-bit or f32 tile stored through staging and TMA
 // (store_blocked_tile). The protocol events they emit are the ones docs/emitter.md lists; they
 // never choose a buffer or a ring depth (the schedule graph did).
 #include "lower.h"
@@ -40,15 +40,18 @@ void materialize_smem_tiles(Lower& L, const ttgir::Op& o, Lowered& out) {
   }
 }
 
-// A blocked 16-bit tile stored through a TMA descriptor: written whole into its staging buffer in
-// the boxes' swizzled form, fenced, and stored box by box by one thread.
+// A blocked 16-bit or f32 tile stored through a TMA descriptor: written whole into its staging
+// buffer in the boxes' swizzled form, fenced, and stored box by box by one thread.
 void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
                         const sgraph::Buffer& b, bool in_loop, std::vector<Stmt>& blk) {
   Ctx& c = L.c;
   if (v.lay != Lay::BTile) c.fail(o.id, "the stored value is not a register tile");
   if (L.r.split_parts > 1) c.fail(o.id, "blocked tiles in a split role are not implemented");
-  if (v.cty != cuda_elem(c, d.elem, o.id) || elem_bytes(d.elem) != 2)
-    c.fail(o.id, "only 16-bit tiles of the descriptor's element type are stored");
+  // 16-bit and f32 elements (the swizzled box offsets are in bytes: bstore_smem's run is 16 B).
+  const bool f32 = d.elem == "f32";
+  if ((f32 ? v.cty != "float" : v.cty != cuda_elem(c, d.elem, o.id)) ||
+      (elem_bytes(d.elem) != 2 && !f32))
+    c.fail(o.id, "only 16-bit or f32 tiles of the descriptor's element type are stored");
   if (d.block.size() != 2 || d.block[0] != v.blay.R || d.block[1] != v.blay.C)
     c.fail(o.id, "stored tile shape differs from the descriptor block");
   if (b.shape != std::vector<int>{v.blay.R, v.blay.C} || (b.depth != 1 && !in_loop))

@@ -108,7 +108,9 @@ void store_blocked_tile(Lower& L, const ttgir::Op& o, Desc& d, const Val& v,
   std::vector<Stmt> one{
       tma_op(Stmt::Kind::TmaStore, st, {}, "",
              {Lower::staging_access(b, slot, b.bytes, Access::Engine::Tma, false)})};
-  if (!in_loop) one.push_back(bulk_wait(0, true, kExitWait));
+  // The last function-scope store's thread drains every group it issued (each store stages in
+  // its own bytes), so an earlier one does not wait.
+  if (!in_loop && !later_fn_store(c, o.id)) one.push_back(bulk_wait(0, true, kExitWait));
   blk.push_back(if_("thread_idx_in_warpgroup() == 0", one, "one thread stores the tile"));
 }
 

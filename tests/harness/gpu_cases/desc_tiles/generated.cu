@@ -59,7 +59,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           tma_store_2d(&map_y_desc_14, buf0 + j * 4096u, x_2_17 + j * 64, x_16);
         }
         tma_commit();
-        tma_wait_read<0>();  // staging read before exit; the writes land by the grid's end
       }
     }
     BTile<float, BLay<32, 64, 1, 4, 2, 16, 4, 1>> v3_22;  // op 18 arith.addf

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "grid_forms.h"
 #include "sched2cu/common/diag.h"
@@ -463,7 +464,9 @@ std::vector<GridExpr> derive_grid(const ttgir::Module& m, const Function& f,
                   "over a count it does not take, such as `grid = (M,)` of a row kernel, needs "
                   "that count as a parameter)");
     }
-    notes.push_back("grid " + ax + ": " + sgraph::to_text(*found) + " (" + found_why + ")");
+    std::string note = "grid " + ax + ": " + sgraph::to_text(*found);
+    note.append(" (").append(found_why).append(")");
+    notes.push_back(std::move(note));
     grid.push_back(*found);
   }
   return grid;

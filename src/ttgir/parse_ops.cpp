@@ -229,6 +229,12 @@ void Parser::op(Function& f) {
     for_op(f, id, start);
   else if (name == "scf.if")
     if_op(f, id, start);
+  else if (name == "scf.while")
+    // Its `{ before } do { after }` regions are not parsed; say so at the op instead of at the
+    // first brace ("expected an operation, found '{'").
+    fail(name_off,
+         "scf.while (a Python `while` loop in the kernel, e.g. a spin lock on tl.atomic_cas) is "
+         "not supported; only `for` loops (scf.for) and `if` (scf.if) are");
   else
     custom_op(f, id, start);
   finish_op(f, id, start);
@@ -428,8 +434,18 @@ void Parser::custom_op(Function& f, OpId id, size_t start) {
   std::vector<Type> out;
   if (name == "arith.constant") {
     const Attribute* v = o.attr("value");
-    if (!v || v->type.empty()) fail(sig_off, "arith.constant without a typed value");
-    out.push_back(v->type[0]);
+    if (v != nullptr && v->kind == Attribute::Kind::Bool && v->type.empty()) {
+      // `arith.constant true`: MLIR prints an i1 constant as a bare bool (a while loop's
+      // condition, a lock's spin in Triton's layer-norm backward).
+      Type i1;
+      i1.kind = Type::Kind::Integer;
+      i1.name = "i1";
+      i1.bits = 1;
+      out.push_back(i1);
+    } else {
+      if (!v || v->type.empty()) fail(sig_off, "arith.constant without a typed value");
+      out.push_back(v->type[0]);
+    }
   } else if (types.empty()) {
     fail(sig_off, "expected ':' and the type signature of '" + name + "'");
   } else if (name == "arith.cmpi" || name == "arith.cmpf") {

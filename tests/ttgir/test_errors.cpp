@@ -36,6 +36,33 @@ TEST(TtgirErrors, WellFormedBaselineParses) {
   EXPECT_EQ(m.functions[0].op(1).loc.src.str(), "k.py:5:4");  // alias defined after use
 }
 
+// MLIR prints an i1 constant as a bare bool, `arith.constant true` (Triton's layer-norm
+// backward, for its lock); it was "arith.constant without a typed value".
+TEST(TtgirErrors, BareBoolConstantIsAnI1) {
+  std::string text = kHead + "    %t = arith.constant true loc(\"k.py\":2:3)\n" + kTail;
+  EXPECT_EQ(error_of(text), "<no error>");
+  Module m = parse_module(text, "t.ttgir");
+  const Type& t = m.functions[0].value(m.functions[0].op(0).results.at(0)).type;
+  EXPECT_EQ(t.kind, Type::Kind::Integer);
+  EXPECT_EQ(t.bits, 1);
+  EXPECT_EQ(t.str(), "i1");
+}
+
+// A `while` loop (scf.while, its regions `{ ... } do { ... }`) is refused at the op by name; the
+// error was "expected an operation, found '{'" at the first brace.
+TEST(TtgirErrors, WhileLoopIsRefusedByName) {
+  std::string text = kHead +
+                     "    scf.while : () -> () {\n"
+                     "      %c = arith.cmpi eq, %x, %x : i32 loc(\"k.py\":2:3)\n"
+                     "      scf.condition(%c) loc(\"k.py\":2:3)\n"
+                     "    } do {\n"
+                     "      scf.yield loc(\"k.py\":2:3)\n"
+                     "    } loc(\"k.py\":2:3)\n" +
+                     kTail;
+  EXPECT_EQ(error_of(text).rfind("t.ttgir:4:5: error: scf.while (a Python `while` loop", 0), 0u)
+      << error_of(text);
+}
+
 TEST(TtgirErrors, TruncatedFile) {
   std::string text = kHead + "    %0 = arith.addi %x, %x : i32\n";
   EXPECT_EQ(error_of(text),

@@ -27,12 +27,12 @@ const std::vector<std::string>& supported_ops() {
         // scf
         "scf.for", "scf.if", "scf.yield",
         // tt
-        "tt.addptr", "tt.atomic_rmw", "tt.bitcast", "tt.broadcast", "tt.descriptor_load",
-        "tt.descriptor_reduce", "tt.descriptor_store", "tt.dot", "tt.expand_dims",
-        "tt.extern_elementwise", "tt.fp_to_fp", "tt.get_num_programs", "tt.get_program_id",
-        "tt.load", "tt.make_range", "tt.make_tensor_descriptor", "tt.mulhiui", "tt.precise_divf",
-        "tt.precise_sqrt", "tt.reduce", "tt.reduce.return", "tt.reshape", "tt.return", "tt.scan",
-        "tt.scan.return", "tt.splat", "tt.split", "tt.store", "tt.trans",
+        "tt.addptr", "tt.atomic_rmw", "tt.bitcast", "tt.broadcast", "tt.clampf",
+        "tt.descriptor_load", "tt.descriptor_reduce", "tt.descriptor_store", "tt.dot",
+        "tt.expand_dims", "tt.extern_elementwise", "tt.fp_to_fp", "tt.get_num_programs",
+        "tt.get_program_id", "tt.load", "tt.make_range", "tt.make_tensor_descriptor", "tt.mulhiui",
+        "tt.precise_divf", "tt.precise_sqrt", "tt.reduce", "tt.reduce.return", "tt.reshape",
+        "tt.return", "tt.scan", "tt.scan.return", "tt.splat", "tt.split", "tt.store", "tt.trans",
         // ttg / ttng
         "ttg.convert_layout", "ttg.local_alloc", "ttg.local_load", "ttg.memdesc_trans",
         "ttng.warp_group_dot"};

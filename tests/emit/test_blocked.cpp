@@ -395,6 +395,20 @@ TEST(BlockedEmit, ALoopFreeDescriptorLoadIsAPlainLoad) {
   EXPECT_EQ(s.find("tma_load"), std::string::npos);
 }
 
+// tl.clamp (tt.clampf): min(max(x, lo), hi) with the non-NaN operand winning, or, with
+// propagate_nan=ALL, a NaN operand winning. emit refused the op ("unsupported op 'tt.clampf'").
+TEST(BlockedEmit, ClampKeepsItsNanMode) {
+  const std::string text = sched2cu::read_file((kRoot / "tests/emit/clamp_input.ttgir").string());
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  const auto ks = sched2cu::sched::schedule_kernel(
+      sched2cu::ttgir::parse_module(text, "clamp_input.ttgir"), "clamp_kernel", t, {});
+  const std::string s = emit_cuda(ks.graph, {});
+  EXPECT_NE(s.find("{ return fminf(fmaxf(x0, x1), x2); }"), std::string::npos);
+  EXPECT_NE(s.find("{ return (x0 != x0 || x1 != x1 || x2 != x2) ? __int_as_float(0x7fc00000) : "
+                   "fminf(fmaxf(x0, x1), x2); }"),
+            std::string::npos);
+}
+
 // tl.max(x, 1, return_indices=True) of a [4, 1024] tile and tl.argmin of a 1-D row: a
 // two-operand tt.reduce reduces a tile of value-index pairs with the region's combine and splits
 // the reduced pairs (emit refused both: "only single-operand reductions"); a result nothing

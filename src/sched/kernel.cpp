@@ -23,6 +23,9 @@ using ttgir::OpId;
 using ttgir::ValueId;
 
 constexpr int64_t kUnknownTrips = 32;
+// CTAs per SM at most for a kernel without a producer whose programs update memory by atomics
+// (see the CTA choice below; the launcher keeps it, docs/emitter.md "Host launcher").
+constexpr int kAtomicCtasPerSm = 4;
 
 std::optional<int64_t> const_int(const Function& f, ValueId v) {
   const Op* d = f.def_op(v);
@@ -369,8 +372,14 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
       int chosen = 1;
       int64_t chosen_share = 0;
       std::string why;
-      const std::vector<int> options =
-          producer ? std::vector<int>{4, 2} : std::vector<int>{16, 8, 4, 2};
+      // Atomics (tl.atomic_add / atomic_max across programs) contend at their addresses, and
+      // more CTAs only queue more of them: col_atomic on an H100 ran 60, 59, 53 and 48 GB/s at
+      // 2, 4, 8 and 12 CTAs per SM (2026-12-08). The emitter's launcher keeps this cap too.
+      bool atomics = false;
+      for (const auto& op : f.ops) atomics |= ttgir::is_atomic(op.name);
+      const std::vector<int> options = producer  ? std::vector<int>{4, 2}
+                                       : atomics ? std::vector<int>{kAtomicCtasPerSm, 2}
+                                                 : std::vector<int>{16, 8, 4, 2};
       for (int k : options) {
         const int64_t slots = b.regs_per_sm / k / b.threads_per_warpgroup;
         int64_t share = std::min<int64_t>((slots - prod_regs) / nc,
@@ -415,7 +424,10 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
                            "; more CTAs overlap each consumer's per-tile latency (" +
                            std::to_string(smem_cta) + " B of shared memory per CTA, consumer " +
                            std::to_string(chosen_share) + " regs >= estimate " +
-                           std::to_string(est) + ")");
+                           std::to_string(est) + ")" +
+                           (atomics && !producer ? "; at most " + std::to_string(kAtomicCtasPerSm) +
+                                                       ": its atomics contend at shared addresses"
+                                                 : std::string()));
       } else {
         ks.notes.push_back("1 CTA per SM: the kernel is " + bound +
                            ", but a second CTA does not fit (" + why + ")");

@@ -25,6 +25,11 @@ inline bool is_descriptor_store(const std::string& op_name) {
   return op_name == "tt.descriptor_store" || op_name == "tt.descriptor_reduce";
 }
 
+// An atomic read-modify-write of global memory (what TMA reduce-adds do not cover).
+inline bool is_atomic(const std::string& op_name) {
+  return op_name == "tt.atomic_rmw" || op_name == "tt.atomic_cas";
+}
+
 struct Type;
 
 // An MLIR attribute. Aliases (`#blocked`) stay references; Module::resolve() follows them.

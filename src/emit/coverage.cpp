@@ -43,36 +43,38 @@ std::vector<UnsupportedOp> unsupported_ops(const ttgir::Module& m, const std::st
   return out;
 }
 
+namespace {
+
+// A graph's IR is read from JSON, so an op can carry fewer operands than its kind takes (found by
+// fuzz_graph: lowerings read operand i unchecked). Ops inside combine regions too: the
+// reductions inline them.
+void check_operand_counts(const ttgir::Function& f) {
+  for (const auto& o : f.ops) {
+    auto [lo, hi] = operand_range(o.name);
+    const int n = static_cast<int>(o.operands.size());
+    // A descriptor access takes one index per dimension of its descriptor's block.
+    if (ttgir::is_descriptor_store(o.name) || o.name == "tt.descriptor_load") {
+      const ttgir::Type* d = n >= 1 ? &f.value(o.operands[0]).type : nullptr;
+      if (d != nullptr && d->kind == ttgir::Type::Kind::TensorDesc && !d->elem.empty())
+        lo = hi =
+            (o.name == "tt.descriptor_load" ? 1 : 2) + static_cast<int>(d->elem[0].shape.size());
+    }
+    if (lo < 0 || (n >= lo && (hi < 0 || n <= hi))) continue;
+    const std::string takes = lo == hi ? std::to_string(lo)
+                              : hi < 0 ? std::to_string(lo) + " or more"
+                                       : std::to_string(lo) + " to " + std::to_string(hi);
+    throw Error((o.loc.ir.known() ? o.loc.ir.str() : std::string("(no location)")) +
+                ": error: emit: op " + std::to_string(o.id) + " '" + o.name + "'" +
+                (o.loc.src.known() ? " (from " + o.loc.src.str() + ")" : "") + " has " +
+                std::to_string(n) + " operand(s); " + o.name + " takes " + takes);
+  }
+}
+
+}  // namespace
+
 void check_coverage(const ttgir::Module& m, const std::string& kernel) {
   const auto missing = unsupported_ops(m, kernel);
-  if (missing.empty()) {
-    // A graph's IR is read from JSON, so an op can carry fewer operands than its kind takes
-    // (found by fuzz_graph: lowerings read operand i unchecked). Ops inside combine regions
-    // too: the reductions inline them.
-    const ttgir::Function& f = m.function(kernel);
-    for (const auto& o : f.ops) {
-      auto [lo, hi] = operand_range(o.name);
-      const int n = static_cast<int>(o.operands.size());
-      // A descriptor access takes one index per dimension of its descriptor's block.
-      const bool desc_access = o.name == "tt.descriptor_load" || o.name == "tt.descriptor_store" ||
-                               o.name == "tt.descriptor_reduce";
-      if (desc_access && n >= 1) {
-        const ttgir::Type& d = f.value(o.operands[0]).type;
-        if (d.kind == ttgir::Type::Kind::TensorDesc && !d.elem.empty())
-          lo = hi =
-              (o.name == "tt.descriptor_load" ? 1 : 2) + static_cast<int>(d.elem[0].shape.size());
-      }
-      if (lo < 0 || (n >= lo && (hi < 0 || n <= hi))) continue;
-      const std::string takes = lo == hi ? std::to_string(lo)
-                                : hi < 0 ? std::to_string(lo) + " or more"
-                                         : std::to_string(lo) + " to " + std::to_string(hi);
-      throw Error((o.loc.ir.known() ? o.loc.ir.str() : std::string("(no location)")) +
-                  ": error: emit: op " + std::to_string(o.id) + " '" + o.name + "'" +
-                  (o.loc.src.known() ? " (from " + o.loc.src.str() + ")" : "") + " has " +
-                  std::to_string(n) + " operand(s); " + o.name + " takes " + takes);
-    }
-    return;
-  }
+  if (missing.empty()) return check_operand_counts(m.function(kernel));
   std::string msg = missing.front().where + ": error: emit: " + missing.front().what +
                     ": no lowering for this op (not in the emitter's op table; " +
                     "docs/supported_ops.md lists the ops it lowers)";

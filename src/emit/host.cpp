@@ -95,9 +95,7 @@ std::string lower_host(Ctx& c, const std::string& kname) {
     per_sm = "(resident * num_sms)";
     // Atomics contend at their addresses: more CTAs than the scheduler's count only queue more
     // of them (col_atomic on an H100, 2026-12-08: 12 CTAs per SM 48 GB/s, 4 CTAs 59).
-    bool atomics = false;
-    for (const auto& op : c.f.ops) atomics |= ttgir::is_atomic(op.name);
-    if (atomics) {
+    if (c.f.has_atomics()) {
       o += "  if (resident > " + S(c.g.launch.ctas_per_sm) +
            ") resident = " + S(c.g.launch.ctas_per_sm) +
            ";  // atomics contend: no more CTAs than the schedule's\n";

@@ -224,17 +224,18 @@ std::vector<Stmt> lower_role(Ctx& c, const sgraph::Role& r, const std::vector<in
         }
         continue;
       }
-      const auto& users =
-          o.name == "tt.descriptor_load" ? c.f.value(o.results.at(0)).users : std::vector<int>{};
-      const sgraph::Buffer* resident = users.size() == 1 ? c.buffer_of(users[0]) : nullptr;
-      if (o.name == "tt.descriptor_load" && (resident != nullptr || c.buffer_of(op) != nullptr)) {
-        const sgraph::FnChannel* ch = resident ? c.fn_channel_of(resident->id) : nullptr;
-        if (ch == nullptr)
-          c.fail(op, "a load before the loops needs a resident buffer and channel");
-        if (ch->producer_role != r.id) continue;
-      } else if (o.name == "tt.descriptor_load") {
-        // No buffer: a plain load into registers (a kernel without loops), the consumers' own.
-        if (r.kind != "consumer") continue;
+      if (o.name == "tt.descriptor_load") {
+        const auto& users = c.f.value(o.results.at(0)).users;
+        const sgraph::Buffer* b = users.size() == 1 ? c.buffer_of(users[0]) : nullptr;
+        if (b == nullptr && c.buffer_of(op) == nullptr) {
+          // No buffer: a plain load into registers (a kernel without loops), the consumers'.
+          if (r.kind != "consumer") continue;
+        } else {
+          const sgraph::FnChannel* ch = b ? c.fn_channel_of(b->id) : nullptr;
+          if (ch == nullptr)
+            c.fail(op, "a load before the loops needs a resident buffer and channel");
+          if (ch->producer_role != r.id) continue;
+        }
       } else if (!is_view_op(o.name) && r.kind != "consumer") {
         continue;
       } else if (r.kind != "consumer") {

@@ -67,6 +67,9 @@ const char* element_fn(const std::string& n) {
       {"math.floor", "floorf(x0)"},
       {"math.ceil", "ceilf(x0)"},
       {"math.fma", "fmaf(x0, x1, x2)"},
+      // tl.clamp(x, lo, hi) as PTX's max/min.f32, the non-NaN operand winning (propagateNan =
+      // none; float_element_fn spells propagateNan = all).
+      {"tt.clampf", "fminf(fmaxf(x0, x1), x2)"},
   };
   auto it = m.find(n);
   return it == m.end() ? nullptr : it->second;
@@ -430,9 +433,8 @@ const std::map<std::string, LowerFn>& op_table() {
           "arith.minnumf", "arith.maximumf", "arith.minimumf", "arith.negf", "math.exp2",
           "math.exp",      "math.log2",      "math.log",       "math.sqrt",  "math.rsqrt",
           "math.absf",     "math.erf",       "math.tanh",      "math.sin",   "math.cos",
-          "math.floor",    "math.ceil",      "math.fma"})
+          "math.floor",    "math.ceil",      "math.fma",       "tt.clampf"})
       m[n] = lower_elementwise;
-    m["tt.clampf"] = lower_elementwise;  // float_element_fn reads its NaN mode
     // libdevice calls (tl.extra.cuda.libdevice): elementwise f32 math once their function is known.
     m["tt.extern_elementwise"] = [](Lower& L, const ttgir::Op& o, Lowered& out) {
       check_extern(L.c, o);
@@ -443,9 +445,7 @@ const std::map<std::string, LowerFn>& op_table() {
   return t;
 }
 
-bool is_elementwise(const std::string& op_name) {
-  return element_fn(op_name) != nullptr || op_name == "tt.clampf";
-}
+bool is_elementwise(const std::string& op_name) { return element_fn(op_name) != nullptr; }
 
 std::pair<int, int> operand_range(const std::string& n) {
   if (const char* f = element_fn(n)) {
@@ -475,8 +475,7 @@ std::pair<int, int> operand_range(const std::string& n) {
       {"arith.minsi", 2},      {"arith.maxsi", 2},        {"arith.minui", 2},
       {"arith.maxui", 2},      {"arith.divui", 2},        {"arith.remui", 2},
       {"arith.ceildivsi", 2},  {"arith.cmpi", 2},         {"arith.cmpf", 2},
-      {"tt.addptr", 2},        {"tt.mulhiui", 2},         {"arith.select", 3},
-      {"tt.clampf", 3}};
+      {"tt.addptr", 2},        {"tt.mulhiui", 2},         {"arith.select", 3}};
   if (const auto it = m.find(n); it != m.end()) return {it->second, it->second};
   // Optional operands: a mask and an other value (tt.load), a mask (tt.store, tt.atomic_rmw), the
   // use-accumulator flag (warp_group_dot), indices of the descriptor's rank.
@@ -514,13 +513,11 @@ bool is_elementwise(const ttgir::Op& o) { return !float_element_fn(o).empty(); }
 
 std::string float_element_fn(const ttgir::Op& o) {
   if (o.name == "tt.clampf") {
-    // tl.clamp(x, lo, hi): min(max(x, lo), hi) as PTX's max/min.f32, whose non-NaN operand wins
-    // (propagateNan = none); with propagateNan = all (max.NaN / min.NaN) any NaN operand wins.
+    // propagateNan = all (max.NaN / min.NaN): any NaN operand wins; none: the table's form.
     const ttgir::Attribute* p = o.attr("propagateNan");
     if (p != nullptr && p->text == "all")
       return "(x0 != x0 || x1 != x1 || x2 != x2) ? __int_as_float(0x7fc00000) : "
              "fminf(fmaxf(x0, x1), x2)";
-    return "fminf(fmaxf(x0, x1), x2)";
   }
   if (o.name == "tt.extern_elementwise") {
     const std::string sym = extern_symbol(o);

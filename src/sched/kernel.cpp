@@ -23,9 +23,6 @@ using ttgir::OpId;
 using ttgir::ValueId;
 
 constexpr int64_t kUnknownTrips = 32;
-// CTAs per SM at most for a kernel without a producer whose programs update memory by atomics
-// (see the CTA choice below; the launcher keeps it, docs/emitter.md "Host launcher").
-constexpr int kAtomicCtasPerSm = 4;
 
 std::optional<int64_t> const_int(const Function& f, ValueId v) {
   const Op* d = f.def_op(v);
@@ -369,34 +366,11 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
         est = with_loads(threads);
         ks.partition.roles.at(static_cast<size_t>(ci)).est_regs = est;
       }
-      int chosen = 1;
-      int64_t chosen_share = 0;
-      std::string why;
-      // Atomics (tl.atomic_add / atomic_max across programs) contend at their addresses, and
-      // more CTAs only queue more of them: col_atomic on an H100 ran 60, 59, 53 and 48 GB/s at
-      // 2, 4, 8 and 12 CTAs per SM (2026-12-08). The emitter's launcher keeps this cap too.
-      bool atomics = false;
-      for (const auto& op : f.ops) atomics |= ttgir::is_atomic(op.name);
-      const std::vector<int> options = producer  ? std::vector<int>{4, 2}
-                                       : atomics ? std::vector<int>{kAtomicCtasPerSm, 2}
-                                                 : std::vector<int>{16, 8, 4, 2};
-      for (int k : options) {
-        const int64_t slots = b.regs_per_sm / k / b.threads_per_warpgroup;
-        int64_t share = std::min<int64_t>((slots - prod_regs) / nc,
-                                          std::min(b.setmaxnreg_max, b.max_regs_per_thread));
-        share = share / b.setmaxnreg_granularity * b.setmaxnreg_granularity;
-        const bool fits = k * (smem_cta + 1024) <= sm_smem && share >= est &&
-                          share >= b.setmaxnreg_min && k * threads <= 2048;
-        if (fits) {
-          chosen = k;
-          chosen_share = share;
-          break;
-        }
-        if (why.empty())
-          why = std::to_string(smem_cta) + " B of shared memory per CTA, consumer estimate " +
-                std::to_string(est) + " regs vs " + std::to_string(share) + " at " +
-                std::to_string(k) + " CTAs";
-      }
+      const bool atomics = f.has_atomics();
+      const CtaChoice cc =
+          choose_ctas_per_sm(b, producer, atomics, smem_cta, sm_smem, prod_regs, nc, est, threads);
+      const int chosen = cc.ctas;
+      const int64_t chosen_share = cc.share;
       const std::string bound =
           tma_bound ? "bound by the TMA engine (memory)" : "memory-bound (plain global loads)";
       if (producer && chosen > 1) {
@@ -430,7 +404,7 @@ KernelSchedule schedule_kernel_with(const ttgir::Module& m, const std::string& s
                                                  : std::string()));
       } else {
         ks.notes.push_back("1 CTA per SM: the kernel is " + bound +
-                           ", but a second CTA does not fit (" + why + ")");
+                           ", but a second CTA does not fit (" + cc.why + ")");
       }
     }
   }

@@ -115,9 +115,7 @@ KernelSchedule schedule_paths(const ttgir::Module& m, const std::string& source,
   if (tma_needed && o.loads == LoadMode::Global)
     throw Error(source + ": error: --loads global: " + op_text(f, c.needs_tma) +
                 " needs TMA into shared memory, so the kernel keeps its producer warpgroup");
-  bool loops = false;
-  for (const auto& op : f.ops) loops |= op.name == "scf.for";
-  if (!loops && !tma_needed) {
+  if (!c.loops && !tma_needed) {
     // Straight-line code (an elementwise kernel): nothing to pipeline, so no producer
     // warpgroup; with one role there is no setmaxnreg, and the registers the code really uses
     // set how many CTAs share an SM.

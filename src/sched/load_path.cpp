@@ -53,8 +53,7 @@ LoadCandidates load_candidates(const ttgir::Module& m, const Function& f) {
   // In a kernel without loops a tile only registers read has nothing to be pipelined with: a
   // plain load is its only sensible path (TMA would need a producer role and a channel for one
   // tile, which the emitter does not build at function scope).
-  bool loops = false;
-  for (const Op& op : f.ops) loops |= op.name == "scf.for";
+  for (const Op& op : f.ops) c.loops |= op.name == "scf.for";
   for (const Op& op : f.ops) {
     if (op.name == "ttng.warp_group_dot" || op.name == "tt.dot") c.tensor_core = true;
     if (op.name != "tt.descriptor_load") continue;
@@ -62,7 +61,7 @@ LoadCandidates load_candidates(const ttgir::Module& m, const Function& f) {
     if (op.results.size() != 1) continue;
     if (ddg::is_register_load(m, f, op)) continue;  // already plain loads (accumulator layout)
     const ttgir::Value& r = f.value(op.results[0]);
-    bool regs_only = (!loops || f.enclosing_for(op.id) != ttgir::kNoId) &&
+    bool regs_only = (!c.loops || f.enclosing_for(op.id) != ttgir::kNoId) &&
                      r.type.shape.size() == 2 && m.encoding_kind(r.type) == "ttg.blocked" &&
                      !r.users.empty();
     for (OpId u : r.users) regs_only &= f.op(u).name != "ttg.local_alloc";

@@ -156,4 +156,33 @@ int pipelined_load_regs(const ttgir::Function& f, const ddg::BuiltLoop& B, const
   return static_cast<int>((words + threads - 1) / threads);
 }
 
+CtaChoice choose_ctas_per_sm(const ddg::Budgets& b, bool producer, bool atomics, int64_t smem_cta,
+                             int64_t sm_smem, int prod_regs, int consumer_wgs, int est,
+                             int threads) {
+  // Atomics (tl.atomic_add / atomic_max across programs) contend at their addresses, and more
+  // CTAs only queue more of them: col_atomic on an H100 ran 60, 59, 53 and 48 GB/s at 2, 4, 8
+  // and 12 CTAs per SM (2026-12-08). The emitter's launcher keeps this cap too.
+  const std::vector<int> options = producer  ? std::vector<int>{4, 2}
+                                   : atomics ? std::vector<int>{kAtomicCtasPerSm, 2}
+                                             : std::vector<int>{16, 8, 4, 2};
+  CtaChoice c;
+  for (int k : options) {
+    const int64_t slots = b.regs_per_sm / k / b.threads_per_warpgroup;
+    int64_t share = std::min<int64_t>((slots - prod_regs) / consumer_wgs,
+                                      std::min(b.setmaxnreg_max, b.max_regs_per_thread));
+    share = share / b.setmaxnreg_granularity * b.setmaxnreg_granularity;
+    if (k * (smem_cta + 1024) <= sm_smem && share >= est && share >= b.setmaxnreg_min &&
+        k * threads <= 2048) {
+      c.ctas = k;
+      c.share = share;
+      return c;
+    }
+    if (c.why.empty())
+      c.why = std::to_string(smem_cta) + " B of shared memory per CTA, consumer estimate " +
+              std::to_string(est) + " regs vs " + std::to_string(share) + " at " +
+              std::to_string(k) + " CTAs";
+  }
+  return c;
+}
+
 }  // namespace sched2cu::sched

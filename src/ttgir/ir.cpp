@@ -149,6 +149,12 @@ std::vector<OpId> Function::for_ops() const {
   return out;
 }
 
+bool Function::has_atomics() const {
+  for (const Op& o : ops)
+    if (is_atomic(o.name)) return true;
+  return false;
+}
+
 OpId Function::enclosing_for(OpId id) const {
   for (OpId p = op(id).parent_op; p != kNoId; p = op(p).parent_op)
     if (op(p).name == "scf.for") return p;

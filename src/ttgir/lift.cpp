@@ -225,8 +225,7 @@ bool Lifter::reduces(const Op& a) const {
   if (sem != nullptr && sem->text == "relaxed") return true;
   for (const Op& o : f_.ops) {
     if (o.id == a.id) continue;
-    const bool writes = o.name == "tt.store" || o.name == "tt.atomic_rmw" ||
-                        o.name == "tt.atomic_cas" || is_descriptor_store(o.name);
+    const bool writes = o.name == "tt.store" || is_atomic(o.name) || is_descriptor_store(o.name);
     const bool reads = o.name == "tt.load" || o.name == "tt.descriptor_load";
     if (writes || (reads && o.id > a.id)) return false;
   }

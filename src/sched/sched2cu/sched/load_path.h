@@ -33,6 +33,7 @@ struct LoadCandidates {
   ttgir::OpId needs_tma = ttgir::kNoId;
   bool tensor_core = false;       // an MMA anywhere: not a streaming kernel
   bool descriptor_loads = false;  // any tt.descriptor_load (none: pointer loads only)
+  bool loops = false;             // any scf.for (none: straight-line code)
 };
 
 LoadCandidates load_candidates(const ttgir::Module& m, const ttgir::Function& f);

@@ -5,7 +5,8 @@
 // its one role is the consumers, at role index 0 (no setmaxnreg). Consumers split the tile
 // rows cooperatively when the tile allows 64-row slices. Registers: the per-thread allotment
 // fills the register file (producer fixed by the table, consumers share the rest, rounded down to
-// the setmaxnreg granularity); the estimate per consumer warpgroup is checked against it.
+// the setmaxnreg granularity); the estimate per consumer warpgroup is checked against it. How
+// many CTAs of a memory-bound kernel share an SM follows from the same allotment.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +54,22 @@ Partition partition(const ddg::Ddg& g, const PartitionInput& in, const ddg::Budg
 // a blockwise-scaled GEMM's promotion): then ping-pong consumers pay (docs/scheduler.md,
 // "Ping-pong consumers").
 bool math_after_mmas(const ddg::Ddg& g);
+
+// CTAs per SM of a memory-bound kernel (docs/scheduler.md, "CTAs per SM"): the first of the
+// counts tried (most first: 4, 2 with a producer; 16 .. 2 without; at most 4 when the programs
+// update memory by atomics) at which the CTAs' shared memory and threads fit an SM and the
+// consumers' register share (left after the producer's, over `consumer_wgs` warpgroups, in
+// setmaxnreg's granularity) holds `est`. 1 when none fits, `why` then saying the first count's
+// shortfall.
+struct CtaChoice {
+  int ctas = 1;
+  int64_t share = 0;  // registers per consumer thread at `ctas`
+  std::string why;
+};
+inline constexpr int kAtomicCtasPerSm = 4;
+CtaChoice choose_ctas_per_sm(const ddg::Budgets& b, bool producer, bool atomics, int64_t smem_cta,
+                             int64_t sm_smem, int prod_regs, int consumer_wgs, int est,
+                             int threads);
 
 // Registers per consumer thread that the copies of plain (register) loads running ahead of their
 // readers hold in loop B under plan P.

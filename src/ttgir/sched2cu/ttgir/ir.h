@@ -219,6 +219,8 @@ struct Function {
   ForLoop for_loop(OpId id) const;
   // The innermost scf.for holding op `id`, kNoId at function scope.
   OpId enclosing_for(OpId id) const;
+  // Whether any op updates memory by an atomic (is_atomic: tl.atomic_add, atomic_max, ...).
+  bool has_atomics() const;
   const Value* arg_by_name(const std::string& name) const;
   bool operator==(const Function& o) const = default;
 };

@@ -66,6 +66,14 @@ std::string emitted(const fs::path& p) {
   return emit_cuda(sched2cu::sgraph::read_schedule_graph(p), {});
 }
 
+// The schedule of TTGIR `text` (kernel `kernel`) with the default options.
+sched2cu::sched::KernelSchedule scheduled(const std::string& text, const std::string& label,
+                                          const std::string& kernel) {
+  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
+  return sched2cu::sched::schedule_kernel(sched2cu::ttgir::parse_module(text, label), kernel, t,
+                                          {});
+}
+
 TEST(BlockedEmit, RowSoftmaxLoadsMasksAndReductions) {
   const std::string s = emitted(kSoftmax);
   EXPECT_NE(s.find("bload<8>("), std::string::npos);
@@ -342,10 +350,7 @@ TEST(BlockedEmit, ExtuiZeroExtends) {
   const std::string from = "%seed_27 = arith.extsi %seed : i32 to i64";
   ASSERT_NE(text.find(from), std::string::npos);
   text.replace(text.find(from), from.size(), "%seed_27 = arith.extui %seed : i32 to i64");
-  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
-  const auto ks = sched2cu::sched::schedule_kernel(
-      sched2cu::ttgir::parse_module(text, "rand_extui.ttgir"), "rand_extui", t, {});
-  const std::string s = emit_cuda(ks.graph, {});
+  const std::string s = emit_cuda(scheduled(text, "rand_extui.ttgir", "rand_extui").graph, {});
   EXPECT_NE(s.find("static_cast<long long>(static_cast<unsigned>(seed))"), std::string::npos);
 }
 
@@ -355,11 +360,8 @@ TEST(BlockedEmit, ExtuiZeroExtends) {
 TEST(BlockedEmit, DescriptorReduceOfABlockedTileReduceAdds) {
   const std::string text =
       sched2cu::read_file((kRoot / "tests/emit/desc_reduce_input.ttgir").string());
-  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
   auto emit_text = [&](const std::string& ttgir) {
-    const auto ks = sched2cu::sched::schedule_kernel(
-        sched2cu::ttgir::parse_module(ttgir, "desc_reduce_input.ttgir"), "dred_kernel", t, {});
-    return emit_cuda(ks.graph, {});
+    return emit_cuda(scheduled(ttgir, "desc_reduce_input.ttgir", "dred_kernel").graph, {});
   };
   const std::string s = emit_text(text);
   EXPECT_NE(s.find("tma_reduce_add_2d(&"), std::string::npos);
@@ -382,11 +384,9 @@ TEST(BlockedEmit, DescriptorReduceOfABlockedTileReduceAdds) {
 // registers in the one role (no producer warpgroup, no shared memory for the load), the result
 // stored by TMA. emit refused it: "a load before the loops needs a resident buffer and channel".
 TEST(BlockedEmit, ALoopFreeDescriptorLoadIsAPlainLoad) {
-  const std::string text =
-      sched2cu::read_file((kRoot / "tests/emit/desc_scale_input.ttgir").string());
-  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
-  const auto ks = sched2cu::sched::schedule_kernel(
-      sched2cu::ttgir::parse_module(text, "desc_scale_input.ttgir"), "desc_scale_kernel", t, {});
+  const auto ks =
+      scheduled(sched2cu::read_file((kRoot / "tests/emit/desc_scale_input.ttgir").string()),
+                "desc_scale_input.ttgir", "desc_scale_kernel");
   ASSERT_EQ(ks.graph.launch.roles.size(), 1u);
   EXPECT_EQ(ks.graph.launch.load_path, "global");
   const std::string s = emit_cuda(ks.graph, {});
@@ -398,11 +398,11 @@ TEST(BlockedEmit, ALoopFreeDescriptorLoadIsAPlainLoad) {
 // tl.clamp (tt.clampf): min(max(x, lo), hi) with the non-NaN operand winning, or, with
 // propagate_nan=ALL, a NaN operand winning. emit refused the op ("unsupported op 'tt.clampf'").
 TEST(BlockedEmit, ClampKeepsItsNanMode) {
-  const std::string text = sched2cu::read_file((kRoot / "tests/emit/clamp_input.ttgir").string());
-  const auto t = sched2cu::ddg::TargetModel::load(sched2cu::ddg::TargetModel::default_path());
-  const auto ks = sched2cu::sched::schedule_kernel(
-      sched2cu::ttgir::parse_module(text, "clamp_input.ttgir"), "clamp_kernel", t, {});
-  const std::string s = emit_cuda(ks.graph, {});
+  const std::string s =
+      emit_cuda(scheduled(sched2cu::read_file((kRoot / "tests/emit/clamp_input.ttgir").string()),
+                          "clamp_input.ttgir", "clamp_kernel")
+                    .graph,
+                {});
   EXPECT_NE(s.find("{ return fminf(fmaxf(x0, x1), x2); }"), std::string::npos);
   EXPECT_NE(s.find("{ return (x0 != x0 || x1 != x1 || x2 != x2) ? __int_as_float(0x7fc00000) : "
                    "fminf(fmaxf(x0, x1), x2); }"),

@@ -438,13 +438,14 @@ TEST(Kernel, UnderivableGridAxisNamesTheProgramIdAndTheFlag) {
   EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[0]), "cdiv(M, 64)");
 }
 
-// Split-K (tests/ttgir/lift/split_k.py): the K coordinate is `pid_k * 64 + k * 256`, so the
+// Split-K (the gpu case splitk_gemm): the K coordinate is `pid_k * 64 + k * 256`, so the
 // programs along y share the loop's steps, 256 / 64 = 4 of them. Read as `pid_k * 64` alone it
 // gave cdiv(K, 64) programs, each summing slices another program summed too.
 TEST(Kernel, SplitKGridIsTheSliceCount) {
   InRepo here;
   auto t = target();
-  auto ks = sched::schedule_kernel(ttgir::parse_file("tests/ttgir/lift/split_k.ttgir"), "x", t, {});
+  auto ks = sched::schedule_kernel(
+      ttgir::parse_file("tests/harness/gpu_cases/splitk_gemm/pre_modulo.ttgir"), "x", t, {});
   EXPECT_EQ(sgraph::to_text(ks.graph.launch.grid[1]), "4");
   bool noted = false;
   for (const auto& n : ks.notes)

@@ -109,9 +109,11 @@ INSTANTIATE_TEST_SUITE_P(Lift, LiftAccepts,
 // The tl.atomic_add of the partial tile (acq_rel, the kernel's only write, nothing read after it)
 // becomes a TMA reduce-add; one that a later load could observe stays an atomic.
 TEST(Lift, SplitKSlicesStartAtTheProgramsSlice) {
-  const std::string text = read_file(kRoot + "/tests/ttgir/lift/split_k.ttgir");
-  Module m = parse_module(text, "tests/ttgir/lift/split_k.ttgir");
-  const auto notes = lift_pointer_tiles(m, "matmul_kernel");
+  // The gpu case splitk_gemm (its kernel.py: 128x128 tiles, BLOCK_K 64, SPLIT_K 4).
+  const std::string path = "tests/harness/gpu_cases/splitk_gemm/pre_modulo.ttgir";
+  const std::string text = read_file(kRoot + "/" + path);
+  Module m = parse_module(text, path);
+  const auto notes = lift_pointer_tiles(m, "splitk_kernel");
   ASSERT_EQ(notes.size(), 3U);
   EXPECT_NE(notes[0].find("a_ptr as [M, K] (row stride stride_am), box 128x64, stepping the "
                           "columns by 256"),
@@ -149,7 +151,7 @@ TEST(Lift, SplitKSlicesStartAtTheProgramsSlice) {
   ASSERT_NE(later.find(ret), std::string::npos);
   later.insert(later.find(ret), "    %late = tt.load %c_ptr : !tt.ptr<f32>\n");
   Module m2 = parse_module(later, "late.ttgir");
-  EXPECT_EQ(lift_pointer_tiles(m2, "matmul_kernel").size(), 2U);
+  EXPECT_EQ(lift_pointer_tiles(m2, "splitk_kernel").size(), 2U);
   EXPECT_EQ(test::op_counts(m2.functions.at(0)).at("tt.atomic_rmw"), 1);
 }
 
